@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * kattach: resolve kernel functions through the ksym layer and attach BPF
+ * programs to them by address, timing every phase.
+ *
+ *	a = kattach__new(&opts);
+ *	kattach__resolve(a);	  read + parse symbol sources, match patterns
+ *	kattach__attach(a);	  load BPF, create the link(s)
+ *	... run ...
+ *	kattach__collect(a);	  read the counters
+ *	kattach__detach(a);	  idempotent; kattach__free() detaches too
+ *
+ * Errors are negative errno; kattach__errmsg() gives the one-line reason.
+ */
+#ifndef KATTACH_H
+#define KATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ksymattach.h"
+
+struct kattach;
+
+enum kattach_mode {
+	KATTACH_MULTI,		/* kprobe.multi: hit counts */
+	KATTACH_SESSION,	/* kprobe.session: entry + return, latency */
+};
+
+enum kattach_phase {
+	KATTACH_PH_READ,	/* reading the symbol sources */
+	KATTACH_PH_PARSE,
+	KATTACH_PH_INDEX,	/* name index and the funcs/kallsyms join */
+	KATTACH_PH_MATCH,	/* patterns against the traceable functions */
+	KATTACH_PH_LOAD,	/* BPF object open + load */
+	KATTACH_PH_ATTACH,
+	KATTACH_PH_DETACH,
+	KATTACH_PH_CNT,
+};
+
+struct kattach_opts {
+	size_t sz;		/* sizeof(struct kattach_opts) */
+	const char *const *patterns;	/* globs or exact names, "mod:name" allowed */
+	size_t pattern_cnt;
+	enum kattach_mode mode;
+	/* Source overrides (tests, offline use); NULL: the live kernel's files. */
+	const char *kallsyms_path;
+	const char *funcs_path;		/* available_filter_functions format */
+	const char *funcs_addrs_path;	/* available_filter_functions_addrs format */
+	const char *tracefs_path;	/* NULL: /sys/kernel/tracing, then debugfs */
+	bool verbose;
+};
+
+struct kattach_target {
+	uint64_t addr;		/* what is handed to the kernel */
+	const char *name;
+	const char *module;	/* NULL: vmlinux */
+	struct ksa_stat stat;	/* summed over CPUs by kattach__collect() */
+};
+
+struct kattach *kattach__new(const struct kattach_opts *opts);
+void kattach__free(struct kattach *a);
+
+int kattach__resolve(struct kattach *a);
+int kattach__attach(struct kattach *a);
+int kattach__collect(struct kattach *a);
+int kattach__detach(struct kattach *a);
+
+size_t kattach__target_cnt(const struct kattach *a);
+/* Targets in address order; stats valid after kattach__collect(). */
+const struct kattach_target *kattach__targets(const struct kattach *a);
+size_t kattach__attached_cnt(const struct kattach *a);
+/* Nanoseconds spent per phase (0 for a phase that did not run). */
+uint64_t kattach__phase_ns(const struct kattach *a, enum kattach_phase ph);
+const char *kattach__phase_name(enum kattach_phase ph);
+/* Which files the targets came from, e.g. "available_filter_functions_addrs". */
+const char *kattach__source(const struct kattach *a);
+enum kattach_mode kattach__mode(const struct kattach *a);
+const char *kattach__mode_name(enum kattach_mode mode);
+/* The reason for the last failure, one line, no trailing newline. */
+const char *kattach__errmsg(const struct kattach *a);
+
+#endif

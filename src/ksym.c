@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* ksym queries: address order, batch name index, globs, the funcs join. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksym_internal.h"
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct ksym_ent *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Address order and sizes; /proc/kallsyms is mostly sorted, so check first. */
+void ksym_table__finish(struct ksym_table *t)
+{
+	size_t i, j;
+
+	for (i = 1; i < t->cnt; i++)
+		if (ent_cmp(&t->ents[i - 1], &t->ents[i]) > 0)
+			break;
+	if (i < t->cnt)
+		qsort(t->ents, t->cnt, sizeof(*t->ents), ent_cmp);
+
+	/* size: distance to the next higher address in the same module */
+	for (i = 0; i < t->cnt; i++) {
+		struct ksym_ent *e = &t->ents[i];
+		uint64_t d = 0;
+
+		if (!e->addr)
+			continue;
+		for (j = i + 1; j < t->cnt; j++) {
+			if (t->ents[j].mod != e->mod)
+				break;
+			if (t->ents[j].addr > e->addr) {
+				d = t->ents[j].addr - e->addr;
+				break;
+			}
+		}
+		e->size = d > UINT32_MAX ? UINT32_MAX : d;
+	}
+}
+
+void ksym_table__free(struct ksym_table *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t->ents);
+	free(t->mods);
+	free(t->buf);
+	free(t);
+}
+
+size_t ksym_table__cnt(const struct ksym_table *t)
+{
+	return t->cnt;
+}
+
+static void fill(const struct ksym_table *t, const struct ksym_ent *e, struct ksym *out)
+{
+	out->addr = e->addr;
+	out->size = e->size;
+	out->name = ksym_ent_name(t, e);
+	out->module = ksym_ent_mod(t, e);
+	out->type = e->type;
+	out->flags = e->flags;
+}
+
+int ksym_table__at(const struct ksym_table *t, size_t i, struct ksym *out)
+{
+	if (i >= t->cnt)
+		return -ERANGE;
+	fill(t, &t->ents[i], out);
+	return 0;
+}
+
+int ksym_table__batch_begin(struct ksym_table *t)
+{
+	uint32_t nslots = 16, mask, i;
+
+	if (t->batch_refs++)
+		return 0;
+	while (nslots < t->cnt * 2)
+		nslots <<= 1;
+	t->slots = calloc(nslots, sizeof(*t->slots));
+	if (!t->slots) {
+		t->batch_refs = 0;
+		return -ENOMEM;
+	}
+	mask = nslots - 1;
+	/* Inserting in address order keeps duplicates in address order on the probe path. */
+	for (i = 0; i < t->cnt; i++) {
+		uint32_t h = ksym_hash(ksym_ent_name(t, &t->ents[i]));
+		uint32_t s = h & mask;
+
+		while (t->slots[s].idx)
+			s = (s + 1) & mask;
+		t->slots[s].hash = h;
+		t->slots[s].idx = i + 1;
+	}
+	t->slot_mask = mask;
+	return 0;
+}
+
+void ksym_table__batch_end(struct ksym_table *t)
+{
+	if (t->batch_refs <= 0 || --t->batch_refs)
+		return;
+	free(t->slots);
+	t->slots = NULL;
+	t->slot_mask = 0;
+}
+
+static bool mod_ok(const struct ksym_table *t, const struct ksym_ent *e, const char *module)
+{
+	if (!module)
+		return true;
+	if (!*module)
+		return e->mod == 0;
+	return e->mod && !strcmp(ksym_ent_mod(t, e), module);
+}
+
+int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
+		     struct ksym *out, size_t max)
+{
+	char modbuf[64];
+	const char *colon = strchr(name, ':');
+	size_t n = 0, i;
+
+	if (colon) {
+		size_t ml = colon - name;
+
+		if (ml >= sizeof(modbuf))
+			return -ENAMETOOLONG;
+		memcpy(modbuf, name, ml);
+		modbuf[ml] = '\0';
+		module = modbuf;
+		name = colon + 1;
+	}
+	if (t->slots) {
+		uint32_t h = ksym_hash(name), s = h & t->slot_mask;
+
+		for (; t->slots[s].idx; s = (s + 1) & t->slot_mask) {
+			const struct ksym_ent *e = &t->ents[t->slots[s].idx - 1];
+
+			if (t->slots[s].hash != h || strcmp(ksym_ent_name(t, e), name) ||
+			    !mod_ok(t, e, module))
+				continue;
+			if (n < max)
+				fill(t, e, &out[n]);
+			n++;
+		}
+		return n;
+	}
+	/* No index: one scan, first byte checked before the call. */
+	for (i = 0; i < t->cnt; i++) {
+		const struct ksym_ent *e = &t->ents[i];
+		const char *en = ksym_ent_name(t, e);
+
+		if (en[0] != name[0] || strcmp(en, name) || !mod_ok(t, e, module))
+			continue;
+		if (n < max)
+			fill(t, e, &out[n]);
+		n++;
+	}
+	return n;
+}
+
+int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out)
+{
+	size_t lo = 0, hi = t->cnt;
+
+	/* first entry with ent.addr > addr, then step back */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->ents[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || !t->ents[lo - 1].addr)
+		return -ENOENT;
+	/* several symbols at one address: report the first one listed */
+	while (lo > 1 && t->ents[lo - 2].addr == t->ents[lo - 1].addr)
+		lo--;
+	fill(t, &t->ents[lo - 1], out);
+	return 0;
+}
+
+int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, void *ctx)
+{
+	size_t plen = strcspn(glob, "*?["), i;
+	struct ksym sym;
+	int ret;
+
+	for (i = 0; i < t->cnt; i++) {
+		const struct ksym_ent *e = &t->ents[i];
+		const char *name = ksym_ent_name(t, e);
+
+		/* literal prefix first: most names fail in the first byte or two */
+		if (strncmp(name, glob, plen) || !ksym_glob_match(glob + plen, name + plen))
+			continue;
+		fill(t, e, &sym);
+		ret = fn(&sym, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* Entries named like e (same module) that precede it in t; needs t's index. */
+static uint32_t rank_of(const struct ksym_table *t, size_t i)
+{
+	const struct ksym_ent *e = &t->ents[i];
+	const char *name = ksym_ent_name(t, e);
+	uint32_t h = ksym_hash(name), s, rank = 0;
+
+	for (s = h & t->slot_mask; t->slots[s].idx; s = (s + 1) & t->slot_mask) {
+		const struct ksym_ent *o = &t->ents[t->slots[s].idx - 1];
+
+		if (t->slots[s].idx - 1 >= i)
+			break;	/* chain is in index order */
+		if (t->slots[s].hash == h && o->mod == e->mod && !strcmp(ksym_ent_name(t, o), name))
+			rank++;
+	}
+	return rank;
+}
+
+static bool same_mod(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
+{
+	size_t i, unresolved = 0;
+	int err;
+
+	/* funcs is still in input order (all addresses 0), so ranks follow the file */
+	err = ksym_table__batch_begin(kallsyms);
+	if (!err)
+		err = ksym_table__batch_begin(funcs);
+	if (err) {
+		ksym_table__batch_end(kallsyms);
+		return err;
+	}
+	for (i = 0; i < funcs->cnt; i++) {
+		struct ksym_ent *f = &funcs->ents[i];
+		const char *name = ksym_ent_name(funcs, f);
+		const char *mod = ksym_ent_mod(funcs, f);
+		uint32_t h, s, k = 0, rank;
+
+		if (!(f->flags & KSYM_F_UNRESOLVED))
+			continue;
+		rank = rank_of(funcs, i);
+		h = ksym_hash(name);
+		for (s = h & kallsyms->slot_mask; kallsyms->slots[s].idx;
+		     s = (s + 1) & kallsyms->slot_mask) {
+			const struct ksym_ent *e = &kallsyms->ents[kallsyms->slots[s].idx - 1];
+
+			if (kallsyms->slots[s].hash != h || !is_text(e->type) ||
+			    strcmp(ksym_ent_name(kallsyms, e), name) ||
+			    !same_mod(mod, ksym_ent_mod(kallsyms, e)))
+				continue;
+			if (k++ == rank) {
+				f->addr = e->addr;
+				f->type = e->type;
+				f->flags &= ~KSYM_F_UNRESOLVED;
+				break;
+			}
+		}
+		unresolved += !!(f->flags & KSYM_F_UNRESOLVED);
+	}
+	ksym_table__batch_end(funcs);
+	ksym_table__batch_end(kallsyms);
+	ksym_table__finish(funcs);
+	return unresolved;
+}

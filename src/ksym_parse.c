@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One pass over a symbol file as read: each line is split in place (separators
+ * become NULs), so a symbol costs one 24-byte entry and no allocation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ksym_internal.h"
+
+/* The kernel's KSYM_NAME_LEN is 512 (with the NUL). */
+#define KSYM_NAME_MAX 511
+
+int ksym__read_file(const char *path, char **bufp, size_t *lenp)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf, *nbuf;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (cap - len < (1 << 16)) {
+			nbuf = realloc(buf, cap * 2 + 1);
+			if (!nbuf) {
+				err = -ENOMEM;
+				goto err;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto err;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+err:
+	close(fd);
+	free(buf);
+	return err;
+}
+
+static signed char hexval[256];
+
+static void __attribute__((constructor)) init_hexval(void)
+{
+	int c;
+
+	memset(hexval, -1, sizeof(hexval));
+	for (c = '0'; c <= '9'; c++)
+		hexval[c] = c - '0';
+	for (c = 'a'; c <= 'f'; c++)
+		hexval[c] = c - 'a' + 10;
+	for (c = 'A'; c <= 'F'; c++)
+		hexval[c] = c - 'A' + 10;
+}
+
+static inline bool is_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Parses 1..16 hex digits at *p, ending at a separator. */
+static inline bool parse_hex(char **p, char *end, uint64_t *val)
+{
+	char *s = *p;
+	uint64_t v = 0;
+	int n = 0;
+
+	while (s < end && hexval[(unsigned char)*s] >= 0) {
+		v = (v << 4) | hexval[(unsigned char)*s++];
+		n++;
+	}
+	if (n == 0 || n > 16 || s == end || !is_sep(*s))
+		return false;
+	*val = v;
+	*p = s;
+	return true;
+}
+
+static inline char *skip_sep(char *s, char *end)
+{
+	while (s < end && is_sep(*s))
+		s++;
+	return s;
+}
+
+static inline char *token_end(char *s, char *end)
+{
+	while (s < end && !is_sep(*s))
+		s++;
+	return s;
+}
+
+struct parser {
+	struct ksym_table *t;
+	size_t ent_cap, mod_cap;
+	const char *last_mod;	/* consecutive lines share a module: skip the search */
+	uint16_t last_mod_id;
+};
+
+static int intern_mod(struct parser *ps, char *name, uint16_t *id)
+{
+	struct ksym_table *t = ps->t;
+	size_t i;
+
+	if (ps->last_mod && !strcmp(ps->last_mod, name)) {
+		*id = ps->last_mod_id;
+		return 0;
+	}
+	for (i = 0; i < t->mod_cnt; i++)
+		if (!strcmp(t->buf + t->mods[i], name))
+			break;
+	if (i == t->mod_cnt) {
+		if (t->mod_cnt == UINT16_MAX)
+			return -E2BIG;
+		if (t->mod_cnt == ps->mod_cap) {
+			size_t ncap = ps->mod_cap ? ps->mod_cap * 2 : 64;
+			uint32_t *n = realloc(t->mods, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			t->mods = n;
+			ps->mod_cap = ncap;
+		}
+		t->mods[t->mod_cnt++] = name - t->buf;
+	}
+	ps->last_mod = t->buf + t->mods[i];
+	ps->last_mod_id = *id = i + 1;
+	return 0;
+}
+
+static void bad_line(struct ksym_parse_stats *st, size_t lineno)
+{
+	if (st->malformed < KSYM_MAX_BAD_LINES)
+		st->bad_line[st->malformed] = lineno;
+	st->malformed++;
+}
+
+static bool keep_type(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* Parses one line [s, end); end points at its '\n' or the buffer end. */
+static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *end,
+		      bool text_only, struct ksym_ent *e)
+{
+	struct ksym_table *t = ps->t;
+	char *name, *name_end, *mod = NULL, *p;
+	uint64_t addr = 0;
+	char type = 0;
+
+	p = s;
+	if (fmt != KSYM_FMT_FUNCS) {
+		if (!parse_hex(&p, end, &addr))
+			return -EINVAL;
+		p = skip_sep(p, end);
+	}
+	if (fmt == KSYM_FMT_KALLSYMS || fmt == KSYM_FMT_SYSTEM_MAP) {
+		/* the type is a single letter (or '?'), then a separator */
+		if (p + 1 >= end || !is_sep(p[1]) || (unsigned char)p[0] <= ' ')
+			return -EINVAL;
+		type = *p;
+		p = skip_sep(p + 1, end);
+	}
+	name = p;
+	name_end = token_end(p, end);
+	if (name_end == name || name_end - name > KSYM_NAME_MAX)
+		return -EINVAL;
+	p = skip_sep(name_end, end);
+	if (p < end) {
+		/* only "[module]" may follow the name */
+		char *m_end = token_end(p, end);
+
+		if (fmt == KSYM_FMT_SYSTEM_MAP || *p != '[' || m_end[-1] != ']' || m_end - p < 3 ||
+		    skip_sep(m_end, end) != end)
+			return -EINVAL;
+		mod = p + 1;
+		m_end[-1] = '\0';
+	}
+	*name_end = '\0';
+
+	if (text_only && !keep_type(type))
+		return 1;
+	/* 6.1's list holds placeholders for records it could not name */
+	if (fmt == KSYM_FMT_FUNCS && !strncmp(name, "__ftrace_invalid_address___", 27))
+		return 1;
+
+	e->addr = addr;
+	e->name = name - t->buf;
+	e->size = 0;
+	e->type = type;
+	e->mod = 0;
+	e->flags = fmt == KSYM_FMT_FUNCS ? KSYM_F_UNRESOLVED | KSYM_F_TRACEABLE :
+		   fmt == KSYM_FMT_FUNCS_ADDRS ? KSYM_F_TRACEABLE : 0;
+	if (mod) {
+		int err = intern_mod(ps, mod, &e->mod);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len,
+				     const struct ksym_parse_opts *opts)
+{
+	struct ksym_parse_stats local = {}, *st = &local;
+	struct parser ps = {};
+	struct ksym_table *t;
+	char *s = buf, *end = buf + len, *nl;
+	bool text_only = false, any_addr = false;
+	size_t lineno = 0;
+	int err;
+
+	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, stats) + sizeof(void *) &&
+	    opts->stats)
+		st = opts->stats;
+	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, text_only) + sizeof(bool))
+		text_only = opts->text_only;
+	memset(st, 0, sizeof(*st));
+	if (len >= UINT32_MAX) {
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->buf = buf;
+	t->len = len;
+	t->fmt = fmt;
+	ps.t = t;
+	/* kallsyms lines average ~30 bytes: one guess, rarely a realloc */
+	ps.ent_cap = len / 24 + 16;
+	t->ents = malloc(ps.ent_cap * sizeof(*t->ents));
+	if (!t->ents) {
+		err = -ENOMEM;
+		goto err;
+	}
+
+	while (s < end) {
+		struct ksym_ent *e;
+		char *le;
+
+		nl = memchr(s, '\n', end - s);
+		le = nl ? nl : end;
+		lineno++;
+		if (le > s && le[-1] == '\r')
+			le[-1] = ' ';
+		if (skip_sep(s, le) == le) {	/* blank line */
+			s = le + 1;
+			continue;
+		}
+		if (t->cnt == ps.ent_cap) {
+			size_t ncap = ps.ent_cap * 2;
+			struct ksym_ent *n = realloc(t->ents, ncap * sizeof(*n));
+
+			if (!n) {
+				err = -ENOMEM;
+				goto err;
+			}
+			t->ents = n;
+			ps.ent_cap = ncap;
+		}
+		e = &t->ents[t->cnt];
+		err = parse_line(&ps, fmt, s, le, text_only, e);
+		if (err < 0 && err != -EINVAL)
+			goto err;
+		if (err == -EINVAL) {
+			bad_line(st, lineno);
+		} else if (err == 1) {
+			st->skipped++;
+		} else {
+			e->seq = t->cnt++;
+			any_addr |= e->addr != 0;
+		}
+		if (nl)
+			*nl = '\0';
+		s = le + 1;
+	}
+	st->lines = lineno;
+	st->symbols = t->cnt;
+	if (fmt != KSYM_FMT_FUNCS && t->cnt && !any_addr) {
+		st->all_zero = true;
+		err = -EPERM;
+		goto err;
+	}
+	ksym_table__finish(t);
+	return t;
+err:
+	ksym_table__free(t);
+	errno = -err;
+	return NULL;
+}
+
+struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
+				    const struct ksym_parse_opts *opts)
+{
+	char *buf;
+	size_t len;
+	int err;
+
+	err = ksym__read_file(path, &buf, &len);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return ksym_table__parse(fmt, buf, len, opts);
+}

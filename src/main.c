@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ksymattach: attach kprobe.multi / kprobe.session programs to kernel functions
+ * resolved in userspace, and report where the attach time goes.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "report.h"
+
+#define MAX_PATTERNS 256
+
+static struct env {
+	const char *patterns[MAX_PATTERNS];
+	size_t pattern_cnt;
+	double duration;
+	bool list;
+	bool verbose;
+	enum report_format format;
+	enum kattach_mode mode;
+	size_t top;
+	const char *kallsyms;
+	const char *funcs;
+	const char *funcs_addrs;
+} env = {
+	.top = 20,
+};
+
+const char *argp_program_version = "ksymattach 0.1";
+const char *argp_program_bug_address = "<https://github.com/ksymattach/ksymattach/issues>";
+static const char doc[] =
+"Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
+"\n"
+"USAGE: ksymattach -p GLOB [-p GLOB ...] [-d SECONDS] [-o json]\n"
+"\n"
+"EXAMPLES:\n"
+"    ksymattach -p 'vfs_*'            # attach, report phase times, detach\n"
+"    ksymattach -p 'vfs_*' -d 5       # count hits for 5 seconds\n"
+"    ksymattach -l -p 'tcp_v4_*'      # list the matching functions only\n"
+"    ksymattach -p vfs_read -o json   # one JSON object\n";
+
+enum {
+	OPT_KALLSYMS = 0x100,
+	OPT_FUNCS,
+	OPT_FUNCS_ADDRS,
+};
+
+static const struct argp_option opts[] = {
+	{ "pattern", 'p', "GLOB", 0, "Function name or glob ('*', '?', '[..]'); "
+				     "'mod:name' for a module; repeatable", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stay attached this long (0: attach and detach)", 0 },
+	{ "list", 'l', NULL, 0, "Resolve and list the matching functions, attach nothing", 0 },
+	{ "mode", 'm', "MODE", 0, "multi (kprobe.multi, default) or session (kprobe.session)", 0 },
+	{ "output", 'o', "FORMAT", 0, "text (default) or json", 0 },
+	{ "top", 'n', "N", 0, "Text output: show the N busiest functions (default 20, 0: all)", 0 },
+	{ "kallsyms", OPT_KALLSYMS, "FILE", 0, "Read symbols from FILE, not /proc/kallsyms", 1 },
+	{ "funcs", OPT_FUNCS, "FILE", 0, "Traceable functions from FILE "
+					 "(available_filter_functions format)", 1 },
+	{ "funcs-addrs", OPT_FUNCS_ADDRS, "FILE", 0, "Traceable functions with addresses from "
+						     "FILE (available_filter_functions_addrs)", 1 },
+	{ "verbose", 'v', NULL, 0, "Verbose output, including libbpf's log", 2 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 2 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	char *end;
+
+	switch (key) {
+	case 'p':
+		if (env.pattern_cnt == MAX_PATTERNS)
+			argp_error(state, "at most %d patterns", MAX_PATTERNS);
+		if (!*arg)
+			argp_error(state, "empty pattern");
+		env.patterns[env.pattern_cnt++] = arg;
+		break;
+	case 'd':
+		errno = 0;
+		env.duration = strtod(arg, &end);
+		if (errno || *end || env.duration < 0 || env.duration > 31536000)
+			argp_error(state, "invalid duration '%s'", arg);
+		break;
+	case 'l':
+		env.list = true;
+		break;
+	case 'm':
+		if (!strcmp(arg, "multi"))
+			env.mode = KATTACH_MULTI;
+		else if (!strcmp(arg, "session"))
+			env.mode = KATTACH_SESSION;
+		else
+			argp_error(state, "invalid mode '%s' (multi or session)", arg);
+		break;
+	case 'o':
+		if (!strcmp(arg, "text"))
+			env.format = REPORT_TEXT;
+		else if (!strcmp(arg, "json"))
+			env.format = REPORT_JSON;
+		else
+			argp_error(state, "invalid output format '%s' (text or json)", arg);
+		break;
+	case 'n':
+		errno = 0;
+		env.top = strtoul(arg, &end, 10);
+		if (errno || *end || *arg == '-')
+			argp_error(state, "invalid count '%s'", arg);
+		break;
+	case OPT_KALLSYMS:
+		env.kallsyms = arg;
+		break;
+	case OPT_FUNCS:
+		env.funcs = arg;
+		break;
+	case OPT_FUNCS_ADDRS:
+		env.funcs_addrs = arg;
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		argp_usage(state);
+		break;
+	case ARGP_KEY_END:
+		if (!env.pattern_cnt)
+			argp_error(state, "no function pattern given (-p GLOB)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int libbpf_print_fn(enum libbpf_print_level level, const char *format, va_list args)
+{
+	/* Without -v errors are ours to word: libbpf stays quiet. */
+	if (!env.verbose)
+		return 0;
+	(void)level;
+	return vfprintf(stderr, format, args);
+}
+
+static volatile sig_atomic_t exiting;
+
+static void sig_handler(int sig)
+{
+	exiting = sig;
+}
+
+/* Sleeps up to secs, waking early on SIGINT/SIGTERM. */
+static void wait_for(double secs)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+
+	while (!exiting && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = doc,
+	};
+	struct sigaction sa = { .sa_handler = sig_handler };
+	struct kattach_opts ko = { .sz = sizeof(ko) };
+	struct report_opts ro = { .sz = sizeof(ro) };
+	struct kattach *a;
+	struct utsname u;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return err;
+	libbpf_set_print(libbpf_print_fn);
+	/* no SA_RESTART: a signal must cut the wait short */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	ko.patterns = env.patterns;
+	ko.pattern_cnt = env.pattern_cnt;
+	ko.mode = env.mode;
+	ko.kallsyms_path = env.kallsyms;
+	ko.funcs_path = env.funcs;
+	ko.funcs_addrs_path = env.funcs_addrs;
+	ko.verbose = env.verbose;
+	a = kattach__new(&ko);
+	if (!a) {
+		fprintf(stderr, "ksymattach: out of memory\n");
+		return 1;
+	}
+	uname(&u);
+	ro.format = env.format;
+	ro.kernel = u.release;
+	ro.list_only = env.list;
+	ro.top = env.top;
+
+	err = kattach__resolve(a);
+	if (!err && !env.list && !exiting)
+		err = kattach__attach(a);
+	if (!err && !env.list) {
+		if (env.duration > 0)
+			wait_for(env.duration);
+		err = kattach__collect(a);
+		kattach__detach(a);
+	}
+	if (err)
+		fprintf(stderr, "ksymattach: %s\n", kattach__errmsg(a));
+	else
+		report__print(stdout, a, &ro);
+	kattach__free(a);
+	if (exiting)
+		return 128 + exiting;
+	return err ? 1 : 0;
+}
