@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# vm.sh: boot a Debian guest kernel under QEMU with a busybox initramfs and a 9p share.
+#
+#   vm.sh initramfs SERIES           build (or reuse) the initramfs; prints its path
+#   vm.sh run SERIES SHARE [SECONDS] boot, run SHARE/job in the guest, power off
+#
+# SERIES is 6.12 (bookworm-backports) or 6.1 (bookworm). The job's output lands in
+# SHARE/out/log, ending in "# vm-done rc=N"; without that line the guest hung or
+# crashed, and run says so and fails. QEMU always runs single-threaded TCG under
+# timeout: KVM hangs on this machine and multi-threaded TCG can corrupt the
+# kernel's self-patched text.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+OUTPUT=${OUTPUT:-$top/build}
+case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
+
+die() { echo "vm.sh: $*" >&2; exit 1; }
+
+# Modules the 9p share needs, per kernel; dependencies are added from .modinfo.
+want_modules() {
+	case $1 in
+	6.1) echo virtio_pci 9pnet_virtio 9p ;;
+	*) echo 9pnet_virtio 9p ;;
+	esac
+}
+
+mod_file() { find "$kdir/modules" -name "$1.ko" -o -name "$1.ko.xz" -o -name "$1.ko.zst" | head -n1; }
+
+mod_extract() { # module -> plain .ko on stdout
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -dcq "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+
+mod_deps() {
+	local f; f=$(mod_file "$1"); [ -n "$f" ] || die "module $1 not in $kdir"
+	mod_extract "$f" > "$tmp/m.ko"
+	objcopy -O binary --only-section=.modinfo "$tmp/m.ko" /dev/stdout |
+		tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '
+}
+
+# Depth-first: dependencies before the module (netfs, 9pnet, 9pnet_virtio, 9p).
+declare -A seen
+order=()
+visit() {
+	local m=$1 d
+	[ -n "${seen[$m]:-}" ] && return
+	seen[$m]=1
+	for d in $(mod_deps "$m"); do visit "$d"; done
+	order+=("$m")
+}
+
+initramfs() {
+	local series=$1 rel out root b lib
+	kdir=$("$top/scripts/pkgcache" kernel "$series")
+	rel=$(cat "$kdir/release")
+	out=$OUTPUT/vm/$rel/initrd.cpio.gz
+	if [ -f "$out" ] && [ "$out" -nt "$here/init" ] && [ "$out" -nt "$here/vm.sh" ]; then
+		echo "$out"; return
+	fi
+	mkdir -p "$OUTPUT/vm/$rel"
+	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
+	root=$tmp/root
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,modules,lib64,usr/lib,lib/x86_64-linux-gnu}
+	cp /bin/busybox "$root/bin/busybox"
+	file /bin/busybox | grep -q 'statically linked' || die "/bin/busybox is not static: install busybox-static"
+	cp "$here/init" "$root/init"; chmod 755 "$root/init"
+	for m in $(want_modules "$series"); do visit "$m"; done
+	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
+	printf '%s\n' "${order[@]}" > "$root/modules/order"
+	# bpftool (dynamic) for the link checks, with the libraries it needs
+	if b=$(command -v bpftool); then
+		cp "$b" "$root/bin/bpftool"
+		for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
+			mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
+		done
+	fi
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "$out"
+}
+
+run() {
+	local series=$1 share=$2 secs=${3:-120} initrd rc
+	initrd=$(initramfs "$series")
+	kdir=$("$top/scripts/pkgcache" kernel "$series")
+	[ -f "$share/job" ] || die "$share/job missing"
+	mkdir -p "$share/out"; rm -f "$share/out/log"
+	set +e
+	timeout --kill-after=10 "$secs" qemu-system-x86_64 \
+		-accel tcg,thread=single -cpu max -smp 2 -m 1536 \
+		-kernel "$kdir/vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic" \
+		-virtfs local,path="$share",mount_tag=host,security_model=none,id=host \
+		-display none -monitor none -serial file:"$share/console.log" \
+		-no-reboot -nodefaults
+	rc=$?
+	set -e
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "vm.sh: guest $series did not power off within ${secs}s (hung): see $share/console.log" >&2
+		return 1
+	fi
+	if ! grep -q '^# vm-done rc=' "$share/out/log" 2>/dev/null; then
+		echo "vm.sh: guest $series stopped before finishing its job (crash or panic; qemu rc $rc): see $share/console.log" >&2
+		tail -n 20 "$share/console.log" >&2 || true
+		return 1
+	fi
+	return 0
+}
+
+case ${1:-} in
+initramfs) [ $# -eq 2 ] || die "usage: vm.sh initramfs SERIES"; initramfs "$2" ;;
+run) [ $# -ge 3 ] || die "usage: vm.sh run SERIES SHARE [SECONDS]"; run "$2" "$3" "${4:-120}" ;;
+*) die "usage: vm.sh initramfs SERIES | run SERIES SHARE [SECONDS]" ;;
+esac
