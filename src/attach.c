@@ -122,6 +122,10 @@ static int find_tracefs(struct kattach *a)
 			snprintf(a->tracefs, sizeof(a->tracefs), "%s", dirs[i]);
 			return 0;
 		}
+		/* tracefs is mode 0700: an unprivileged user cannot even look */
+		if (errno == EACCES)
+			return fail(a, EACCES, "cannot access %s: Permission denied (run as root)",
+				    dirs[i]);
 	}
 	return fail(a, ENOENT, "tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
 }

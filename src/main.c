@@ -214,8 +214,11 @@ int main(int argc, char **argv)
 	if (!err && !env.list && !exiting)
 		err = kattach__attach(a);
 	if (!err && !env.list) {
-		if (env.duration > 0)
+		if (env.duration > 0) {
+			fprintf(stderr, "ksymattach: attached %zu functions; collecting for %g s "
+					"(Ctrl-C to stop)\n", kattach__attached_cnt(a), env.duration);
 			wait_for(env.duration);
+		}
 		err = kattach__collect(a);
 		kattach__detach(a);
 	}

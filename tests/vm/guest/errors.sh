@@ -1,0 +1,24 @@
+# Bad input on any kernel: one clear line on stderr, nonzero exit, nothing attached.
+one_line_error() { # DESC EXPECT-SUBSTRING CMD...
+	d=$1 want=$2; shift 2
+	"$@" > $O/err.out 2> $O/err.txt
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l < $O/err.txt)" -eq 1 ] && grep -q "$want" $O/err.txt; then
+		ok "$d"
+	else
+		not_ok "$d (rc $rc, stderr: $(head -c 300 $O/err.txt))"
+	fi
+}
+one_line_error "pattern matching nothing" "no traceable function matches 'no_such_fn_\*'" \
+	$K -p 'no_such_fn_*'
+# debugfs shows tracefs too (debug/tracing): both must go
+umount /sys/kernel/tracing /sys/kernel/debug/tracing 2>/dev/null; umount /sys/kernel/debug
+one_line_error "tracefs not mounted says how to mount it" "mount -t tracefs" $K -p 'vfs_*'
+mount -t tracefs nodev /sys/kernel/tracing
+mount -t debugfs nodev /sys/kernel/debug
+mkdir -p /etc
+echo 'root:x:0:0:root:/:/bin/sh' > /etc/passwd
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
+echo 'nogroup:x:65534:' > /etc/group
+one_line_error "no privileges" "run as root" su -s /bin/sh nobody -c "$K -p 'vfs_*'"
+is "$(kprobe_multi_links)" 0 "no link left by the failed runs"

@@ -1,0 +1,42 @@
+# TAP helpers for the guest (busybox sh). Numbering is done by the host driver.
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+# check DESC CMD...: passes when CMD succeeds
+check() {
+	d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+# is GOT WANT DESC
+is() {
+	if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3 (got '$1', want '$2')"; fi
+}
+# ge GOT MIN DESC (integers)
+ge() {
+	if [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null; then ok "$3"; else not_ok "$3 (got '$1', want >= $2)"; fi
+}
+# A JSON report's integer field, and one function's hit count.
+json_int() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$2" | head -n1; }
+json_hits() {
+	grep -o "\"name\":\"$1\",\"addr\":\"0x[0-9a-f]*\",\"module\":[^,]*,\"hits\":[0-9]*" "$2" |
+		sed 's/.*"hits"://' | head -n1
+}
+kprobe_multi_links() { bpftool link show 2>/dev/null | grep -c kprobe_multi; }
+# Number of distinct traceable vfs_* functions in the guest's own list.
+count_traceable() {
+	if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
+		awk -v re="^$1" '$2 ~ re { a[$1] = 1 } END { print length(a) }' \
+			/sys/kernel/tracing/available_filter_functions_addrs
+	else
+		grep -c "^$1" /sys/kernel/tracing/available_filter_functions
+	fi
+}
+# Waits up to $2 seconds for file $1 to contain $3.
+wait_for() {
+	i=0
+	while ! grep -q "$3" "$1" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt $(($2 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+K=/host/bin/ksymattach
+O=/host/out

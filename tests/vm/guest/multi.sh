@@ -1,0 +1,25 @@
+# Linux >= 6.5 with kprobe.multi (6.12): real attach, counts, cleanup.
+want=$(count_traceable vfs_)
+ge "$want" 10 "the guest lists vfs_* functions ($want)"
+
+$K -l -p 'vfs_*' -o json > $O/list.json
+is "$(json_int matched $O/list.json)" "$want" "--list matches every traceable vfs_* function"
+
+$K -p 'vfs_*' -o json > $O/attach0.json 2> $O/attach0.err
+rc=$?
+is $rc 0 "-d 0: attach, report, detach exits 0"
+is "$(json_int attached $O/attach0.json)" "$want" "attached count equals the traceable vfs_* count"
+
+# Known I/O while attached: dd bs=1 does one read and one write per byte.
+N=3000
+$K -p 'vfs_*' -d 120 -o json > $O/io.json 2> $O/io.err &
+pid=$!
+check "announces it is attached" wait_for $O/io.err 60 'attached'
+is "$(kprobe_multi_links)" 1 "one kprobe.multi link while attached"
+dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
+kill -INT $pid
+wait $pid
+is $? 130 "SIGINT ends the run with 130"
+ge "$(json_hits vfs_read $O/io.json)" $N "vfs_read hits >= $N reads"
+ge "$(json_hits vfs_write $O/io.json)" $N "vfs_write hits >= $N writes"
+is "$(kprobe_multi_links)" 0 "no kprobe.multi link left after exit"

@@ -1,0 +1,10 @@
+# Guest entry: run the suite for one kernel series; TAP lines on stdout.
+series=$1
+cd /host/tests || exit 1
+. ./lib.sh
+echo "# guest $(uname -r)"
+case $series in
+6.1) . ./old.sh ;;
+*) . ./multi.sh ;;
+esac
+. ./errors.sh

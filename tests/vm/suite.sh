@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# suite.sh SERIES: the VM test suite for one kernel, as TAP for prove. Boots the
+# guest once with the static binary and the guest tests in a 9p share.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+OUTPUT=${OUTPUT:-$top/build}
+case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
+series=$1
+share=$OUTPUT/vm-share/$series
+rm -rf "$share"; mkdir -p "$share/bin" "$share/out"
+cp "$OUTPUT/ksymattach" "$share/bin/" || { echo "1..0 # SKIP build/ksymattach missing"; exit 1; }
+cp -r "$here/guest" "$share/tests"
+echo "sh /host/tests/run.sh $series" > "$share/job"
+if ! err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-240}" 2>&1); then
+	echo "1..1"
+	echo "not ok 1 - guest $series: $(echo "$err" | head -n1)"
+	exit 1
+fi
+n=0
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) n=$((n + 1)); echo "ok $n ${line#ok }" ;;
+	"not ok - "*) n=$((n + 1)); echo "not ok $n ${line#not ok }" ;;
+	"#"*) echo "$line" ;;
+	*) echo "# $line" ;;
+	esac
+done < "$share/out/log"
+echo "1..$n"
