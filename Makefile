@@ -63,18 +63,61 @@ vmlinux-h:
 
 # Fresh Debian 12: what the build and the tests need, from Debian 12's own archive.
 DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-dev \
-	pkg-config dpkg-dev qemu-system-x86 busybox-static cpio xz-utils zstd perl
+	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl
 .PHONY: deps
 deps:
-	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' $(DEPS) 2>/dev/null | \
-		awk '$$1 == "ii" { ok[$$2] = 1 } END { }' ; \
-		for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
 		grep -q '^ii' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			--no-install-recommends $$missing; \
 	fi
+
+# Run the main job for real: on this host if its kernel can attach, else in the
+# bundled 6.12 VM (KERNEL=6.1 for the older one).
+ARGS ?= -p 'vfs_*'
+KERNEL ?= 6.12
+.PHONY: run
+run: $(OUTPUT)/ksymattach
+	OUTPUT=$(OUTPUT) scripts/run $(KERNEL) $(ARGS)
+
+# Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
+UNIT_TESTS := test_ksym test_ksym_real
+UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan)
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+DATA := $(patsubst tests/data/%.xz,$(OUTPUT)/data/%,$(wildcard tests/data/*/*.xz))
+TEST_ENV := KSYM_DATA=$(abspath $(OUTPUT)/data) OUTPUT=$(abspath $(OUTPUT)) \
+	CMOCKA_MESSAGE_OUTPUT=TAP
+
+$(OUTPUT)/data/%: tests/data/%.xz
+	@mkdir -p $(@D)
+	xz -dc $< > $@.tmp && mv $@.tmp $@
+
+$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc $< $(KSYM_SRCS) -lcmocka -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) -lcmocka -o $@
+
+.PHONY: check check-unit check-host check-vm
+check: all $(UNIT_BINS) $(DATA)
+	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS) tests/host/*.t tests/vm/*.t
+check-unit: $(UNIT_BINS) $(DATA)
+	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
+check-host: all $(DATA)
+	$(TEST_ENV) prove -f --exec '' tests/host/*.t
+check-vm: all
+	$(TEST_ENV) prove -f --exec '' tests/vm/*.t
+
+# Re-capture the guests' symbol files into tests/data (commit the result).
+.PHONY: fixtures
+fixtures:
+	tests/vm/capture.sh 6.12
+	tests/vm/capture.sh 6.1
 
 .PHONY: clean
 clean:

@@ -184,7 +184,7 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 		else
 			hi = mid;
 	}
-	if (lo == 0 || !t->ents[lo - 1].addr)
+	if (lo == 0 || (t->ents[lo - 1].flags & KSYM_F_UNRESOLVED))
 		return -ENOENT;
 	/* several symbols at one address: report the first one listed */
 	while (lo > 1 && t->ents[lo - 2].addr == t->ents[lo - 1].addr)
@@ -237,6 +237,22 @@ static uint32_t rank_of(const struct ksym_table *t, size_t i)
 	return rank;
 }
 
+/* How many entries of t share e's name and module. */
+static uint32_t rank_cnt(const struct ksym_table *t, size_t i)
+{
+	const struct ksym_ent *e = &t->ents[i];
+	const char *name = ksym_ent_name(t, e);
+	uint32_t h = ksym_hash(name), s, n = 0;
+
+	for (s = h & t->slot_mask; t->slots[s].idx; s = (s + 1) & t->slot_mask) {
+		const struct ksym_ent *o = &t->ents[t->slots[s].idx - 1];
+
+		if (t->slots[s].hash == h && o->mod == e->mod && !strcmp(ksym_ent_name(t, o), name))
+			n++;
+	}
+	return n;
+}
+
 static bool same_mod(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -277,9 +293,11 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 				f->addr = e->addr;
 				f->type = e->type;
 				f->flags &= ~KSYM_F_UNRESOLVED;
-				break;
 			}
 		}
+		/* more text symbols of the name than ftrace lists: which is which is a guess */
+		if (k != rank_cnt(funcs, i))
+			f->flags |= KSYM_F_AMBIGUOUS;
 		unresolved += !!(f->flags & KSYM_F_UNRESOLVED);
 	}
 	ksym_table__batch_end(funcs);

@@ -39,6 +39,8 @@ enum {
 	KSYM_F_UNRESOLVED = 1 << 0,	/* FUNCS entry with no address yet */
 	KSYM_F_TRACEABLE = 1 << 1,	/* listed by ftrace */
 	KSYM_F_BLACKLISTED = 1 << 2,	/* in the kprobe blacklist */
+	KSYM_F_AMBIGUOUS = 1 << 3,	/* joined by name where kallsyms has a different
+					   number of same-named functions */
 };
 
 struct ksym {
@@ -112,7 +114,8 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
  * Give every unresolved FUNCS entry of funcs the address of the same-named text
  * symbol of the same module in kallsyms; the k-th duplicate in funcs takes the
  * k-th in kallsyms (both in address order). Entries with no counterpart stay
- * unresolved. Returns the number still unresolved.
+ * unresolved; where the counts differ the entries are flagged KSYM_F_AMBIGUOUS.
+ * Returns the number still unresolved.
  */
 int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms);
 

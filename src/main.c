@@ -74,6 +74,20 @@ static const struct argp_option opts[] = {
 	{},
 };
 
+/* One line, exit 64 (EX_USAGE), as argp would but without its second line. */
+static void __attribute__((format(printf, 2, 3), noreturn))
+usage_error(struct argp_state *state, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", state->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	exit(64);
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	char *end;
@@ -81,16 +95,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'p':
 		if (env.pattern_cnt == MAX_PATTERNS)
-			argp_error(state, "at most %d patterns", MAX_PATTERNS);
+			usage_error(state, "at most %d patterns", MAX_PATTERNS);
 		if (!*arg)
-			argp_error(state, "empty pattern");
+			usage_error(state, "empty pattern");
 		env.patterns[env.pattern_cnt++] = arg;
 		break;
 	case 'd':
 		errno = 0;
 		env.duration = strtod(arg, &end);
 		if (errno || *end || env.duration < 0 || env.duration > 31536000)
-			argp_error(state, "invalid duration '%s'", arg);
+			usage_error(state, "invalid duration '%s'", arg);
 		break;
 	case 'l':
 		env.list = true;
@@ -101,7 +115,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "session"))
 			env.mode = KATTACH_SESSION;
 		else
-			argp_error(state, "invalid mode '%s' (multi or session)", arg);
+			usage_error(state, "invalid mode '%s' (multi or session)", arg);
 		break;
 	case 'o':
 		if (!strcmp(arg, "text"))
@@ -109,13 +123,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "json"))
 			env.format = REPORT_JSON;
 		else
-			argp_error(state, "invalid output format '%s' (text or json)", arg);
+			usage_error(state, "invalid output format '%s' (text or json)", arg);
 		break;
 	case 'n':
 		errno = 0;
 		env.top = strtoul(arg, &end, 10);
 		if (errno || *end || *arg == '-')
-			argp_error(state, "invalid count '%s'", arg);
+			usage_error(state, "invalid count '%s'", arg);
 		break;
 	case OPT_KALLSYMS:
 		env.kallsyms = arg;
@@ -137,7 +151,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (!env.pattern_cnt)
-			argp_error(state, "no function pattern given (-p GLOB)");
+			usage_error(state, "no function pattern given (-p GLOB)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -66,7 +66,7 @@ initramfs() {
 	root=$tmp/root
 	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,modules,lib64,usr/lib,lib/x86_64-linux-gnu}
 	cp /bin/busybox "$root/bin/busybox"
-	file /bin/busybox | grep -q 'statically linked' || die "/bin/busybox is not static: install busybox-static"
+	readelf -l /bin/busybox | grep -q 'program interpreter' && die "/bin/busybox is not static: install busybox-static"
 	cp "$here/init" "$root/init"; chmod 755 "$root/init"
 	for m in $(want_modules "$series"); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Host tests of the CLI: the host kernel cannot attach kprobes, so these cover the
+# clear errors, and resolution from the VM kernels' captured files.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+OUTPUT=${OUTPUT:-$top/build}
+case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
+K=$OUTPUT/ksymattach
+D=${KSYM_DATA:-$OUTPUT/data}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); echo "not ok $n - $*"; }
+is() { if [ "$1" = "$2" ]; then ok "$3"; else nok "$3 (got '$1', want '$2')"; fi; }
+# err DESC RC SUBSTRING CMD...: exits RC, one stderr line with SUBSTRING, no stdout
+err() {
+	local d=$1 want_rc=$2 want=$3 rc; shift 3
+	"$@" > "$tmp/out" 2> "$tmp/err"; rc=$?
+	if [ $rc -eq "$want_rc" ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+		grep -qF -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		ok "$d"
+	else
+		nok "$d (rc $rc, stderr: $(head -c 300 "$tmp/err"))"
+	fi
+}
+json() { perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); '"$1" < "$2"; }
+
+# The host kernel: no kprobes/fprobe here, and tracefs lists are refused.
+"$K" -p 'vfs_*' > "$tmp/out" 2> "$tmp/err"; rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+	grep -qE '^ksymattach: (tracefs is not mounted|cannot read|cannot access|kernel .* has no kprobe.multi)' "$tmp/err"; then
+	ok "host kernel: one clear line, nonzero exit ($(cat "$tmp/err"))"
+else
+	nok "host kernel: one clear line, nonzero exit (rc $rc: $(head -c 300 "$tmp/err"))"
+fi
+
+# Resolution from the 6.12 guest's own list, then the attach the host refuses.
+A612=$D/6.12/available_filter_functions_addrs
+want=$(awk '$2 ~ /^vfs_/ { a[$1] = 1 } END { print length(a) }' "$A612")
+"$K" -l -o json -p 'vfs_*' --funcs-addrs "$A612" > "$tmp/list.json"
+is "$(json 'print $j->{matched}' "$tmp/list.json")" "$want" "6.12 list: vfs_* resolves to all $want traceable"
+is "$(json 'print scalar @{$j->{functions}}' "$tmp/list.json")" "$want" "6.12 list: JSON lists them"
+is "$(json 'print join ",", sort keys %$j' "$tmp/list.json")" \
+	"attached,functions,kernel,matched,mode,phases_us,resolver,source" "JSON keys"
+is "$(json 'my %k = map { $_ => 1 } keys %{$j->{phases_us}}; print join ",", sort keys %k' "$tmp/list.json")" \
+	"attach,detach,index,load,match,parse,read" "JSON phases"
+is "$(json 'my ($f) = grep { $_->{name} eq "vfs_read" } @{$j->{functions}}; print "$f->{addr} ", defined $f->{module} ? 1 : 0' "$tmp/list.json")" \
+	"0x$(awk '$2 == "vfs_read" { print $1 }' "$A612") 0" "JSON: vfs_read's address as hex, module null"
+is "$(json 'my ($f) = grep { defined $_->{module} } @{$j->{functions}}; print $f ? $f->{module} : "none"' <(
+	"$K" -l -o json -p 'netfs_*' --funcs-addrs "$A612"))" "netfs" "module functions carry their module"
+"$K" -p 'vfs_read' --funcs-addrs "$A612" > "$tmp/out" 2> "$tmp/err"; rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ]; then
+	ok "host attach by address fails cleanly ($(cat "$tmp/err"))"
+else
+	nok "host attach by address fails cleanly (rc $rc: $(cat "$tmp/err"))"
+fi
+
+# 6.1: names only, joined with kallsyms.
+want=$(grep -c '^vfs_' "$D/6.1/available_filter_functions")
+"$K" -l -o json -p 'vfs_*' --funcs "$D/6.1/available_filter_functions" --kallsyms "$D/6.1/kallsyms" > "$tmp/l61.json"
+is "$(json 'print $j->{matched}' "$tmp/l61.json")" "$want" "6.1 join: vfs_* resolves all $want"
+is "$(json 'print $j->{source}' "$tmp/l61.json")" "available_filter_functions+kallsyms" "6.1 join names its source"
+is "$("$K" -l -p 'vfs_*' -p 'vfs_read*' --funcs-addrs "$A612" | grep -c ' vfs_read$')" 1 \
+	"overlapping patterns attach a function once"
+
+# Bad input.
+err "pattern that matches nothing" 1 "no traceable function matches 'nope_*'" \
+	"$K" -p 'nope_*' --funcs-addrs "$A612"
+err "missing file" 1 "cannot read $tmp/none: No such file or directory" \
+	"$K" -p 'vfs_*' --funcs-addrs "$tmp/none"
+printf 'garbage\n\x01\x02\nzz zz zz\n' > "$tmp/garbage"
+err "garbage file: nothing matches, no crash" 1 "no traceable function matches" \
+	"$K" -p '*' --funcs-addrs "$tmp/garbage"
+printf '0000000000000000 T vfs_read\n0000000000000000 T vfs_write\n' > "$tmp/zero"
+printf 'vfs_read\nvfs_write\n' > "$tmp/funcs"
+err "kallsyms with hidden addresses" 1 "only zero addresses: run as root" \
+	"$K" -p 'vfs_*' --funcs "$tmp/funcs" --kallsyms "$tmp/zero"
+err "no pattern" 64 "no function pattern given" "$K"
+err "bad output format" 64 "invalid output format 'yaml'" "$K" -p x -o yaml
+err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1
+echo "1..$n"

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the ksym layer: parser quirks, queries, the funcs join. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ksym.h"
+
+static struct ksym_parse_stats st;
+
+/* Parses a string literal (the parser may write one byte past len: strdup has it). */
+static struct ksym_table *tbl(enum ksym_format fmt, const char *text)
+{
+	struct ksym_parse_opts o = { .sz = sizeof(o), .stats = &st };
+	char *buf = strdup(text);
+
+	assert_non_null(buf);
+	return ksym_table__parse(fmt, buf, strlen(text), &o);
+}
+
+static void test_kallsyms_basic(void **state)
+{
+	struct ksym_table *t;
+	struct ksym k[4];
+
+	(void)state;
+	t = tbl(KSYM_FMT_KALLSYMS,
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t __pfx_vfs_read\n"
+		"ffffffff81000110 T vfs_read\n"
+		"ffffffff81000200 t vfs_read.cold\n"
+		"ffffffff81000300 t helper.isra.0\n"
+		"ffffffff81000400 t helper.constprop.0\n"
+		"ffffffff81000500 t foo.llvm.123456\n"
+		"ffffffffc0001000 t v9fs_kill_super\t[9p]\n"
+		"ffffffffc0001040 T v9fs_set_super\t[9p]\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 9);
+	assert_int_equal(st.malformed, 0);
+
+	assert_int_equal(ksym_table__find(t, "vfs_read", NULL, k, 4), 1);
+	assert_int_equal(k[0].addr, 0xffffffff81000110ull);
+	assert_int_equal(k[0].type, 'T');
+	assert_null(k[0].module);
+	assert_int_equal(k[0].size, 0xf0);	/* up to vfs_read.cold */
+
+	/* suffixed names are names of their own */
+	assert_int_equal(ksym_table__find(t, "vfs_read.cold", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "helper.isra.0", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "foo.llvm.123456", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "foo", NULL, k, 4), 0);
+
+	assert_int_equal(ksym_table__find(t, "v9fs_set_super", NULL, k, 4), 1);
+	assert_string_equal(k[0].module, "9p");
+	assert_int_equal(k[0].size, 0);	/* last of its module: unknown */
+	assert_int_equal(ksym_table__find(t, "9p:v9fs_set_super", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "v9fs_set_super", "", k, 4), 0);
+	assert_int_equal(ksym_table__find(t, "vfs_read", "9p", k, 4), 0);
+	ksym_table__free(t);
+}
+
+static void test_duplicates_and_batch(void **state)
+{
+	struct ksym_table *t;
+	struct ksym k[4];
+	int pass;
+
+	(void)state;
+	t = tbl(KSYM_FMT_KALLSYMS,
+		"ffffffff81000300 t dup\n"
+		"ffffffff81000100 t dup\n"	/* out of order: must be sorted */
+		"ffffffff81000200 T other\n"
+		"ffffffffc0000100 t dup\t[mod]\n");
+	assert_non_null(t);
+	for (pass = 0; pass < 2; pass++) {
+		/* same answers without and with the batch index */
+		if (pass)
+			assert_int_equal(ksym_table__batch_begin(t), 0);
+		assert_int_equal(ksym_table__find(t, "dup", NULL, k, 4), 3);
+		assert_int_equal(k[0].addr, 0xffffffff81000100ull);
+		assert_int_equal(k[1].addr, 0xffffffff81000300ull);
+		assert_string_equal(k[2].module, "mod");
+		assert_int_equal(ksym_table__find(t, "dup", "", k, 4), 2);
+		assert_int_equal(ksym_table__find(t, "mod:dup", NULL, k, 4), 1);
+		/* max bounds what is filled, not what is counted */
+		assert_int_equal(ksym_table__find(t, "dup", NULL, k, 1), 3);
+		assert_int_equal(ksym_table__find(t, "nope", NULL, k, 4), 0);
+	}
+	/* nesting: the index lives until the last end */
+	assert_int_equal(ksym_table__batch_begin(t), 0);
+	ksym_table__batch_end(t);
+	assert_int_equal(ksym_table__find(t, "other", NULL, k, 4), 1);
+	ksym_table__batch_end(t);
+	ksym_table__batch_end(t);	/* unbalanced end is harmless */
+	assert_int_equal(ksym_table__find(t, "other", NULL, k, 4), 1);
+	ksym_table__free(t);
+}
+
+static void test_addr_lookup(void **state)
+{
+	struct ksym_table *t;
+	struct ksym k;
+
+	(void)state;
+	t = tbl(KSYM_FMT_KALLSYMS,
+		"ffffffff81000000 T a\n"
+		"ffffffff81000000 T a_alias\n"
+		"ffffffff81000040 T b\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__addr(t, 0xffffffff81000000ull, &k), 0);
+	assert_string_equal(k.name, "a");
+	assert_int_equal(ksym_table__addr(t, 0xffffffff8100003full, &k), 0);
+	assert_string_equal(k.name, "a");
+	assert_int_equal(k.size, 0x40);
+	assert_int_equal(ksym_table__addr(t, 0xffffffff81000041ull, &k), 0);
+	assert_string_equal(k.name, "b");
+	assert_int_equal(ksym_table__addr(t, 0xffffffff80ffffffull, &k), -ENOENT);
+	ksym_table__free(t);
+}
+
+static void test_malformed(void **state)
+{
+	char long_name[600];
+	struct ksym_table *t;
+	struct ksym k[1];
+	char *text;
+
+	(void)state;
+	/* every kind of garbage is counted, never turned into a symbol */
+	t = tbl(KSYM_FMT_KALLSYMS,
+		"ffffffff81000000 T good1\n"
+		"zzzz T bad_addr\n"
+		"ffffffff81000010\n"
+		"ffffffff81000020 T\n"
+		"ffffffff81000030 TT bad_type\n"
+		"ffffffff810000401 T too_many_digits_17\n"
+		"ffffffff81000050 T name [unterminated\n"
+		"ffffffff81000060 T name extra\n"
+		"\n"
+		"ffffffff81000070 T good2\r\n"
+		"ffffffff81000080 T truncated_last");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 3);
+	assert_int_equal(st.malformed, 7);
+	assert_int_equal(st.bad_line[0], 2);
+	assert_int_equal(st.bad_line[3], 5);
+	assert_int_equal(st.lines, 11);
+	assert_int_equal(ksym_table__find(t, "good2", NULL, k, 1), 1);	/* CRLF */
+	assert_int_equal(ksym_table__find(t, "truncated_last", NULL, k, 1), 1);
+	ksym_table__free(t);
+
+	/* 511-char names are the kernel's limit; 512 is malformed */
+	memset(long_name, 'x', sizeof(long_name));
+	assert_true(asprintf(&text, "ffffffff81000000 T %.*s\nffffffff81000010 T %.*s\n", 511,
+			     long_name, 512, long_name) > 0);
+	t = tbl(KSYM_FMT_KALLSYMS, text);
+	free(text);
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 1);
+	assert_int_equal(st.malformed, 1);
+	ksym_table__free(t);
+
+	/* empty input is an empty table, not an error */
+	t = tbl(KSYM_FMT_KALLSYMS, "");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 0);
+	ksym_table__free(t);
+}
+
+static void test_all_zero(void **state)
+{
+	struct ksym_table *t;
+
+	(void)state;
+	/* what /proc/kallsyms shows an unprivileged reader */
+	t = tbl(KSYM_FMT_KALLSYMS,
+		"0000000000000000 T _stext\n"
+		"0000000000000000 T vfs_read\n");
+	assert_null(t);
+	assert_int_equal(errno, EPERM);
+	assert_true(st.all_zero);
+}
+
+static void test_funcs_formats(void **state)
+{
+	struct ksym_table *t;
+	struct ksym k[2];
+
+	(void)state;
+	t = tbl(KSYM_FMT_FUNCS_ADDRS,
+		"ffffffff81000114 vfs_read\n"
+		"ffffffffc0327014 netfs_cache_read_terminated [netfs]\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 2);
+	assert_int_equal(ksym_table__find(t, "netfs:netfs_cache_read_terminated", NULL, k, 2), 1);
+	assert_true(k[0].flags & KSYM_F_TRACEABLE);
+	assert_false(k[0].flags & KSYM_F_UNRESOLVED);
+	ksym_table__free(t);
+
+	/* 6.1 lists placeholders for records it could not name */
+	t = tbl(KSYM_FMT_FUNCS,
+		"vfs_read\n"
+		"__ftrace_invalid_address___64\n"
+		"netfs_cache_read_terminated [netfs]\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 2);
+	assert_int_equal(st.skipped, 1);
+	assert_int_equal(ksym_table__find(t, "vfs_read", NULL, k, 2), 1);
+	assert_true(k[0].flags & KSYM_F_UNRESOLVED);
+	ksym_table__free(t);
+}
+
+static void test_resolve_join(void **state)
+{
+	struct ksym_table *f, *k;
+	struct ksym s[4];
+
+	(void)state;
+	k = tbl(KSYM_FMT_KALLSYMS,
+		"ffffffff81000100 t dup\n"
+		"ffffffff81000200 d dup\n"	/* data: never a function */
+		"ffffffff81000300 t dup\n"
+		"ffffffff81000400 T vfs_read\n"
+		"ffffffffc0000100 t dup\t[mod]\n");
+	f = tbl(KSYM_FMT_FUNCS,
+		"dup\n"
+		"vfs_read\n"
+		"dup\n"
+		"dup [mod]\n"
+		"dup\n"			/* a third vmlinux dup has no counterpart */
+		"gone\n");
+	assert_non_null(k);
+	assert_non_null(f);
+	assert_int_equal(ksym_table__resolve(f, k), 2);
+	/* the k-th duplicate takes the k-th text symbol, in address order */
+	assert_int_equal(ksym_table__find(f, "dup", "", s, 4), 3);
+	assert_true(s[0].flags & KSYM_F_UNRESOLVED);
+	assert_int_equal(s[1].addr, 0xffffffff81000100ull);
+	assert_int_equal(s[2].addr, 0xffffffff81000300ull);
+	assert_int_equal(ksym_table__find(f, "mod:dup", NULL, s, 4), 1);
+	assert_int_equal(s[0].addr, 0xffffffffc0000100ull);
+	assert_int_equal(ksym_table__find(f, "vfs_read", NULL, s, 4), 1);
+	assert_int_equal(s[0].type, 'T');
+	ksym_table__free(f);
+	ksym_table__free(k);
+}
+
+static void test_glob(void **state)
+{
+	(void)state;
+	assert_true(ksym_glob_match("vfs_*", "vfs_read"));
+	assert_true(ksym_glob_match("vfs_*", "vfs_"));
+	assert_false(ksym_glob_match("vfs_*", "vfs"));
+	assert_true(ksym_glob_match("*read*", "vfs_readv"));
+	assert_true(ksym_glob_match("*", ""));
+	assert_true(ksym_glob_match("?fs_read", "vfs_read"));
+	assert_false(ksym_glob_match("?fs_read", "fs_read"));
+	assert_true(ksym_glob_match("vfs_[rw]*", "vfs_write"));
+	assert_false(ksym_glob_match("vfs_[!rw]*", "vfs_write"));
+	assert_true(ksym_glob_match("vfs_[^rw]*", "vfs_open"));
+	assert_true(ksym_glob_match("tcp_v[0-9]_*", "tcp_v4_rcv"));
+	assert_false(ksym_glob_match("tcp_v[0-3]_*", "tcp_v4_rcv"));
+	assert_true(ksym_glob_match("a[]]b", "a]b"));
+	assert_true(ksym_glob_match("a[b", "a[b"));	/* unterminated: literal */
+	assert_true(ksym_glob_match("*a*b*c", "xaxxbxxbc"));
+	assert_false(ksym_glob_match("*a*b*c", "xaxxbxxb"));
+	assert_true(ksym_glob_match("**x", "x"));
+	assert_true(ksym_glob_is_literal("vfs_read"));
+	assert_false(ksym_glob_is_literal("vfs_re?d"));
+}
+
+struct count_ctx {
+	int n;
+	const char *stop_at;
+};
+
+static int count_fn(const struct ksym *s, void *ctx)
+{
+	struct count_ctx *c = ctx;
+
+	c->n++;
+	return c->stop_at && !strcmp(s->name, c->stop_at) ? 42 : 0;
+}
+
+static void test_match(void **state)
+{
+	struct count_ctx c = {};
+	struct ksym_table *t;
+
+	(void)state;
+	t = tbl(KSYM_FMT_FUNCS_ADDRS,
+		"ffffffff81000100 vfs_read\n"
+		"ffffffff81000200 vfs_write\n"
+		"ffffffff81000300 do_sys_open\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__match(t, "vfs_*", count_fn, &c), 0);
+	assert_int_equal(c.n, 2);
+	c = (struct count_ctx){ .stop_at = "vfs_read" };
+	assert_int_equal(ksym_table__match(t, "*", count_fn, &c), 42);
+	assert_int_equal(c.n, 1);
+	ksym_table__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kallsyms_basic),
+		cmocka_unit_test(test_duplicates_and_batch),
+		cmocka_unit_test(test_addr_lookup),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_all_zero),
+		cmocka_unit_test(test_funcs_formats),
+		cmocka_unit_test(test_resolve_join),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_match),
+	};
+
+	return cmocka_run_group_tests_name("ksym", tests, NULL, NULL);
+}

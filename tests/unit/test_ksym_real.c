@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Every query cross-checked against a naive reference (sscanf per line, linear
+ * scans) on real symbol tables: the VM kernels' captured files and the live
+ * /proc/kallsyms. Files come from KSYM_DATA (decompressed fixtures).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ksym.h"
+
+struct ref {
+	uint64_t addr;
+	char name[512];
+	char mod[64];
+	char type;
+};
+
+struct ref_table {
+	struct ref *v;
+	size_t n;
+};
+
+/* The naive reference: nothing shared with the code under test. */
+static int ref_load(const char *path, bool kallsyms, struct ref_table *rt)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	size_t cap = 0;
+
+	if (!f)
+		return -errno;
+	rt->n = 0;
+	rt->v = NULL;
+	while (fgets(line, sizeof(line), f)) {
+		struct ref r = {};
+		int n;
+
+		if (rt->n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			rt->v = realloc(rt->v, cap * sizeof(*rt->v));
+			assert_non_null(rt->v);
+		}
+		if (kallsyms)
+			n = sscanf(line, "%lx %c %511s [%63[^]]]", &r.addr, &r.type, r.name, r.mod);
+		else
+			n = sscanf(line, "%lx %511s [%63[^]]]", &r.addr, r.name, r.mod) + 1;
+		if (n < 3)
+			continue;
+		rt->v[rt->n++] = r;
+	}
+	fclose(f);
+	return 0;
+}
+
+static bool same_mod(const char *ref_mod, const char *mod)
+{
+	return mod ? !strcmp(ref_mod, mod) : !ref_mod[0];
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+	int c = strcmp(x->mod, y->mod);
+
+	if (!c)
+		c = strcmp(x->name, y->name);
+	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Exact lookups (batch and scan), address lookups, a glob: all against the reference. */
+static void cross_check(const char *path, enum ksym_format fmt, size_t scan_sample)
+{
+	struct ksym_table *t;
+	struct ref_table rt = {};
+	struct ksym got[64];
+	uint64_t want[64];
+	size_t i, j, end, checked = 0;
+
+	if (access(path, R_OK)) {
+		print_message("# %s: not readable here\n", path);
+		skip();
+	}
+	assert_int_equal(ref_load(path, fmt == KSYM_FMT_KALLSYMS, &rt), 0);
+	t = ksym_table__load(fmt, path, NULL);
+	if (!t && errno == EPERM) {
+		free(rt.v);
+		print_message("# %s: addresses hidden (kptr_restrict)\n", path);
+		skip();
+	}
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), rt.n);
+	assert_int_equal(ksym_table__batch_begin(t), 0);
+	/* address -> a symbol at exactly that address, for every symbol */
+	for (i = 0; i < rt.n; i++) {
+		assert_int_equal(ksym_table__addr(t, rt.v[i].addr, &got[0]), 0);
+		assert_int_equal(got[0].addr, rt.v[i].addr);
+	}
+	/* name -> every instance in the module: group the reference by (mod, name) */
+	qsort(rt.v, rt.n, sizeof(*rt.v), ref_cmp);
+	for (i = 0; i < rt.n; i = end) {
+		const struct ref *r = &rt.v[i];
+		size_t nwant = 0;
+		int n;
+
+		for (end = i; end < rt.n && !strcmp(rt.v[end].name, r->name) &&
+			      !strcmp(rt.v[end].mod, r->mod); end++)
+			if (nwant < 64)
+				want[nwant++] = rt.v[end].addr;
+		n = ksym_table__find(t, r->name, r->mod[0] ? r->mod : "", got, 64);
+		assert_int_equal(n, end - i);
+		for (j = 0; j < nwant; j++) {
+			assert_int_equal(got[j].addr, want[j]);
+			assert_true(same_mod(r->mod, got[j].module));
+			assert_string_equal(got[j].name, r->name);
+		}
+		checked++;
+	}
+	ksym_table__batch_end(t);
+
+	/* the scan path (no batch) agrees with the index on a sample */
+	for (i = 0; i < rt.n; i += rt.n / scan_sample + 1) {
+		struct ksym a[8], b[8];
+		int na, nb;
+
+		na = ksym_table__find(t, rt.v[i].name, NULL, a, 8);
+		assert_int_equal(ksym_table__batch_begin(t), 0);
+		nb = ksym_table__find(t, rt.v[i].name, NULL, b, 8);
+		ksym_table__batch_end(t);
+		assert_int_equal(na, nb);
+		for (j = 0; j < (size_t)na && j < 8; j++)
+			assert_int_equal(a[j].addr, b[j].addr);
+	}
+	print_message("# %s: %zu symbols, %zu names checked\n", path, rt.n, checked);
+	free(rt.v);
+	ksym_table__free(t);
+}
+
+static char *data_path(const char *series, const char *file)
+{
+	static char buf[4][512];
+	static int slot;
+	const char *dir = getenv("KSYM_DATA");
+
+	slot = (slot + 1) % 4;
+	snprintf(buf[slot], sizeof(buf[slot]), "%s/%s/%s", dir ? dir : "build/data", series,
+		 file);
+	return buf[slot];
+}
+
+static void test_612_kallsyms(void **s)
+{
+	(void)s;
+	cross_check(data_path("6.12", "kallsyms"), KSYM_FMT_KALLSYMS, 200);
+}
+
+static void test_612_funcs_addrs(void **s)
+{
+	(void)s;
+	cross_check(data_path("6.12", "available_filter_functions_addrs"), KSYM_FMT_FUNCS_ADDRS,
+		    200);
+}
+
+static void test_61_kallsyms(void **s)
+{
+	(void)s;
+	cross_check(data_path("6.1", "kallsyms"), KSYM_FMT_KALLSYMS, 200);
+}
+
+static void test_live_kallsyms(void **s)
+{
+	(void)s;
+	cross_check("/proc/kallsyms", KSYM_FMT_KALLSYMS, 200);
+}
+
+/*
+ * The join (6.1: names only) must give the same address set as the kernel's own
+ * name+address list does on 6.12, where both files exist from one boot.
+ */
+static void test_612_join_equals_addrs(void **s)
+{
+	struct ksym_table *funcs, *kall, *addrs;
+	struct ksym a, b, hit[64];
+	size_t i, exact = 0, ibt = 0, ambiguous = 0;
+	int left;
+
+	(void)s;
+	kall = ksym_table__load(KSYM_FMT_KALLSYMS, data_path("6.12", "kallsyms"), NULL);
+	funcs = ksym_table__load(KSYM_FMT_FUNCS, data_path("6.12", "available_filter_functions"),
+				 NULL);
+	addrs = ksym_table__load(KSYM_FMT_FUNCS_ADDRS,
+				 data_path("6.12", "available_filter_functions_addrs"), NULL);
+	assert_non_null(kall);
+	assert_non_null(funcs);
+	assert_non_null(addrs);
+	left = ksym_table__resolve(funcs, kall);
+	assert_true(left >= 0);
+	assert_int_equal(ksym_table__cnt(funcs), ksym_table__cnt(addrs));
+	assert_int_equal(ksym_table__batch_begin(addrs), 0);
+	for (i = 0; i < ksym_table__cnt(funcs); i++) {
+		int n, j;
+		bool found = false;
+
+		ksym_table__at(funcs, i, &a);
+		if (a.flags & KSYM_F_UNRESOLVED)
+			continue;
+		n = ksym_table__find(addrs, a.name, a.module ? a.module : "", hit, 64);
+		assert_true(n >= 1);
+		/* the ftrace location is the symbol, or just past its ENDBR64 */
+		for (j = 0; j < n && j < 64; j++) {
+			if (hit[j].addr == a.addr)
+				exact++, found = true;
+			else if (hit[j].addr == a.addr + 4)
+				ibt++, found = true;
+			if (found)
+				break;
+		}
+		if (!found && (a.flags & KSYM_F_AMBIGUOUS)) {
+			ambiguous++;
+		} else if (!found) {
+			b = hit[0];
+			fail_msg("%s: join gave %lx, ftrace lists %lx", a.name, (long)a.addr,
+				 (long)b.addr);
+		}
+	}
+	ksym_table__batch_end(addrs);
+	print_message("# 6.12 join: %zu exact, %zu at +4 (IBT), %zu ambiguous guessed wrong, "
+		      "%d unresolved\n", exact, ibt, ambiguous, left);
+	assert_true(left < 50);
+	ksym_table__free(funcs);
+	ksym_table__free(kall);
+	ksym_table__free(addrs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_612_kallsyms),
+		cmocka_unit_test(test_612_funcs_addrs),
+		cmocka_unit_test(test_61_kallsyms),
+		cmocka_unit_test(test_live_kallsyms),
+		cmocka_unit_test(test_612_join_equals_addrs),
+	};
+
+	return cmocka_run_group_tests_name("ksym-real", tests, NULL, NULL);
+}
