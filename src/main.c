@@ -38,7 +38,6 @@ static struct env {
 };
 
 const char *argp_program_version = "ksymattach 0.1";
-const char *argp_program_bug_address = "<https://github.com/ksymattach/ksymattach/issues>";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
