@@ -16,8 +16,8 @@ INCLUDES := -I$(OUTPUT) -Isrc -Ibpf
 LDLIBS := -lelf -lz -lzstd -pthread
 
 # Userspace: one file per responsibility (CLI -> attach engine -> lookup layer).
-KSYM_SRCS := src/ksym.c src/ksym_parse.c src/glob.c
-APP_SRCS := src/main.c src/attach.c src/report.c $(KSYM_SRCS)
+KSYM_SRCS := src/ksym.c src/ksym_parse.c src/ksym_cache.c src/ksym_db.c src/ksym_elf.c src/glob.c
+APP_SRCS := src/main.c src/query.c src/attach.c src/report.c $(KSYM_SRCS)
 APP_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(APP_SRCS))
 BPF_APPS := ksymattach
 
@@ -97,11 +97,11 @@ $(OUTPUT)/data/%: tests/data/%.xz
 
 $(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(wildcard src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc $< $(KSYM_SRCS) -lcmocka -o $@
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc $< $(KSYM_SRCS) -lcmocka -lelf -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(wildcard src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) -lcmocka -o $@
+	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) -lcmocka -lelf -o $@
 
 .PHONY: check check-unit check-host check-vm
 check: all $(UNIT_BINS) $(DATA)

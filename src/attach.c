@@ -21,8 +21,8 @@
 
 struct kattach {
 	struct kattach_opts opts;
-	struct ksym_table *funcs;	/* traceable functions, with addresses */
-	struct ksym_table *kallsyms;	/* only when funcs had no addresses */
+	struct ksym_db *db;
+	struct ksym_table *funcs;	/* traceable functions, with addresses (db's) */
 	struct kattach_target *targets;
 	size_t target_cnt;
 	unsigned long *addrs;
@@ -30,7 +30,6 @@ struct kattach {
 	struct bpf_link *link;
 	size_t attached;
 	const char *source;
-	char tracefs[64];
 	uint64_t phase_ns[KATTACH_PH_CNT];
 	char err[320];
 };
@@ -69,8 +68,7 @@ void kattach__free(struct kattach *a)
 	if (!a)
 		return;
 	kattach__detach(a);
-	ksym_table__free(a->funcs);
-	ksym_table__free(a->kallsyms);
+	ksym_db__free(a->db);
 	free(a->targets);
 	free(a->addrs);
 	free(a);
@@ -104,110 +102,48 @@ const struct kattach_target *kattach__targets(const struct kattach *a) { return 
 size_t kattach__attached_cnt(const struct kattach *a) { return a->attached; }
 const char *kattach__source(const struct kattach *a) { return a->source ? a->source : "none"; }
 const char *kattach__errmsg(const struct kattach *a) { return a->err; }
-
-/* tracefs: its own mount, or under debugfs on older setups. */
-static int find_tracefs(struct kattach *a)
+bool kattach__traceability_known(const struct kattach *a)
 {
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[128];
-	size_t i;
-
-	if (a->opts.tracefs_path) {
-		snprintf(a->tracefs, sizeof(a->tracefs), "%s", a->opts.tracefs_path);
-		return 0;
-	}
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/available_filter_functions", dirs[i]);
-		if (access(path, F_OK) == 0) {
-			snprintf(a->tracefs, sizeof(a->tracefs), "%s", dirs[i]);
-			return 0;
-		}
-		/* tracefs is mode 0700: an unprivileged user cannot even look */
-		if (errno == EACCES)
-			return fail(a, EACCES, "cannot access %s: Permission denied (run as root)",
-				    dirs[i]);
-	}
-	return fail(a, ENOENT, "tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+	return a->db && ksym_db__traceability_known(a->db);
+}
+bool kattach__from_cache(const struct kattach *a)
+{
+	return a->db && ksym_db__from_cache(a->db, KSYM_DB_FUNCS);
 }
 
-/* Timed read + parse of one source into *out. */
-static int load_source(struct kattach *a, enum ksym_format fmt, const char *path,
-		       struct ksym_table **out)
-{
-	struct ksym_parse_stats st;
-	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st };
-	uint64_t t0 = now_ns(), t1;
-	size_t len;
-	char *buf;
-	int err;
-
-	/* The kallsyms join only ever needs functions. */
-	po.text_only = fmt == KSYM_FMT_KALLSYMS;
-	err = ksym__read_file(path, &buf, &len);
-	t1 = now_ns();
-	a->phase_ns[KATTACH_PH_READ] += t1 - t0;
-	if (err)
-		return fail(a, err, "cannot read %s: %s%s", path, strerror(-err),
-			    err != -EACCES && err != -EPERM ? "" :
-			    geteuid() ? " (run as root)" :
-			    " (refused even to root: kernel lockdown or a security policy)");
-	*out = ksym_table__parse(fmt, buf, len, &po);
-	a->phase_ns[KATTACH_PH_PARSE] += now_ns() - t1;
-	if (!*out) {
-		if (st.all_zero)
-			return fail(a, EPERM, "%s shows only zero addresses: run as root "
-					       "(kernel.kptr_restrict hides them otherwise)", path);
-		return fail(a, errno, "cannot parse %s: %s", path, strerror(errno));
-	}
-	if (st.malformed && a->opts.verbose)
-		fprintf(stderr, "ksymattach: %s: %zu malformed lines skipped (first at line %zu)\n",
-			path, st.malformed, st.bad_line[0]);
-	return 0;
-}
-
-/* Traceable functions with addresses, from the cheapest sources available. */
+/* The traceable functions, with addresses, from the lookup layer. */
 static int load_funcs(struct kattach *a)
 {
 	const struct kattach_opts *o = &a->opts;
-	char addrs_path[160], funcs_path[160];
-	uint64_t t0;
-	int err, left;
+	struct ksym_db_opts dbo = {
+		.sz = sizeof(dbo),
+		/* the blacklist only matters to a listing (and classic kprobes) */
+		.need = KSYM_DB_FUNCS | (o->list_only ? KSYM_DB_BLACKLIST : 0),
+		.kallsyms_path = o->kallsyms_path,
+		.funcs_path = o->funcs_path,
+		.funcs_addrs_path = o->funcs_addrs_path,
+		.system_map_path = o->system_map_path,
+		.vmlinux_path = o->vmlinux_path,
+		.blacklist_path = o->blacklist_path,
+		.tracefs_path = o->tracefs_path,
+		.cache_dir = o->cache_dir,
+		.no_cache = o->no_cache,
+		.verbose = o->verbose,
+		.warn = o->warn,
+		.allow_unknown_traceability = o->list_only,
+	};
+	int err, ph;
 
-	if (o->funcs_addrs_path) {
-		a->source = "available_filter_functions_addrs";
-		return load_source(a, KSYM_FMT_FUNCS_ADDRS, o->funcs_addrs_path, &a->funcs);
-	}
-	if (!o->funcs_path) {
-		err = find_tracefs(a);
-		if (err)
-			return err;
-		/* Linux >= 6.5: one file carries names and addresses. */
-		snprintf(addrs_path, sizeof(addrs_path), "%s/available_filter_functions_addrs",
-			 a->tracefs);
-		if (access(addrs_path, F_OK) == 0) {
-			a->source = "available_filter_functions_addrs";
-			return load_source(a, KSYM_FMT_FUNCS_ADDRS, addrs_path, &a->funcs);
-		}
-		snprintf(funcs_path, sizeof(funcs_path), "%s/available_filter_functions",
-			 a->tracefs);
-	}
-	a->source = "available_filter_functions+kallsyms";
-	err = load_source(a, KSYM_FMT_FUNCS, o->funcs_path ? o->funcs_path : funcs_path,
-			  &a->funcs);
-	if (!err)
-		err = load_source(a, KSYM_FMT_KALLSYMS,
-				  o->kallsyms_path ? o->kallsyms_path : "/proc/kallsyms",
-				  &a->kallsyms);
+	a->db = ksym_db__new(&dbo);
+	if (!a->db)
+		return fail(a, ENOMEM, "out of memory");
+	err = ksym_db__load(a->db);
+	for (ph = 0; ph < KSYM_PH_CNT; ph++)
+		a->phase_ns[ph] += ksym_db__phase_ns(a->db, ph);
 	if (err)
-		return err;
-	t0 = now_ns();
-	left = ksym_table__resolve(a->funcs, a->kallsyms);
-	a->phase_ns[KATTACH_PH_INDEX] += now_ns() - t0;
-	if (left < 0)
-		return fail(a, left, "cannot index symbols: %s", strerror(-left));
-	if (left && o->verbose)
-		fprintf(stderr, "ksymattach: %d traceable functions not in kallsyms, left out\n",
-			left);
+		return fail(a, err, "%s", ksym_db__errmsg(a->db));
+	a->funcs = ksym_db__funcs(a->db);
+	a->source = ksym_db__funcs_source(a->db);
 	return 0;
 }
 
@@ -234,6 +170,8 @@ static int add_target(const struct ksym *sym, void *ctx)
 	}
 	a->targets[a->target_cnt++] = (struct kattach_target){
 		.addr = sym->addr, .name = sym->name, .module = sym->module,
+		.flags = (sym->flags & (KSYM_F_TRACEABLE | KSYM_F_AMBIGUOUS)) |
+			 (ksym_db__blacklisted(a->db, sym->addr) ? KSYM_F_BLACKLISTED : 0),
 	};
 	return 0;
 }

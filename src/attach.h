@@ -28,8 +28,9 @@ enum kattach_mode {
 	KATTACH_SESSION,	/* kprobe.session: entry + return, latency */
 };
 
+/* The first three are the lookup layer's (enum ksym_phase), in its order. */
 enum kattach_phase {
-	KATTACH_PH_READ,	/* reading the symbol sources */
+	KATTACH_PH_READ,	/* reading the symbol sources, or the cache */
 	KATTACH_PH_PARSE,
 	KATTACH_PH_INDEX,	/* name index and the funcs/kallsyms join */
 	KATTACH_PH_MATCH,	/* patterns against the traceable functions */
@@ -48,14 +49,22 @@ struct kattach_opts {
 	const char *kallsyms_path;
 	const char *funcs_path;		/* available_filter_functions format */
 	const char *funcs_addrs_path;	/* available_filter_functions_addrs format */
+	const char *system_map_path;	/* instead of kallsyms */
+	const char *vmlinux_path;	/* ELF symbols instead of kallsyms */
+	const char *blacklist_path;	/* NULL: debugfs; only read for lists */
 	const char *tracefs_path;	/* NULL: /sys/kernel/tracing, then debugfs */
+	const char *cache_dir;		/* NULL: the lookup layer's default */
+	bool no_cache;
+	bool list_only;		/* resolve only: unreadable lists fall back to kallsyms */
 	bool verbose;
+	void (*warn)(const char *msg);	/* lookup-layer warnings */
 };
 
 struct kattach_target {
 	uint64_t addr;		/* what is handed to the kernel */
 	const char *name;
 	const char *module;	/* NULL: vmlinux */
+	unsigned int flags;	/* KSYM_F_TRACEABLE, KSYM_F_BLACKLISTED, KSYM_F_AMBIGUOUS */
 	struct ksa_stat stat;	/* summed over CPUs by kattach__collect() */
 };
 
@@ -76,6 +85,10 @@ uint64_t kattach__phase_ns(const struct kattach *a, enum kattach_phase ph);
 const char *kattach__phase_name(enum kattach_phase ph);
 /* Which files the targets came from, e.g. "available_filter_functions_addrs". */
 const char *kattach__source(const struct kattach *a);
+/* False when the function lists were unreadable and --list fell back to kallsyms. */
+bool kattach__traceability_known(const struct kattach *a);
+/* Whether the symbols came from the cache (no kernel file read). */
+bool kattach__from_cache(const struct kattach *a);
 enum kattach_mode kattach__mode(const struct kattach *a);
 const char *kattach__mode_name(enum kattach_mode mode);
 /* The reason for the last failure, one line, no trailing newline. */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* ksym queries: address order, batch name index, globs, the funcs join. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ksym_internal.h"
 
@@ -26,8 +28,12 @@ void ksym_table__finish(struct ksym_table *t)
 	if (i < t->cnt)
 		qsort(t->ents, t->cnt, sizeof(*t->ents), ent_cmp);
 
-	/* size: distance to the next higher address in the same module */
-	for (i = 0; i < t->cnt; i++) {
+	/*
+	 * size: distance to the next higher address in the same module (for a
+	 * function list, the next traceable one: an upper bound). A blacklist
+	 * brings its own sizes.
+	 */
+	for (i = 0; i < t->cnt && t->fmt != KSYM_FMT_BLACKLIST; i++) {
 		struct ksym_ent *e = &t->ents[i];
 		uint64_t d = 0;
 
@@ -49,6 +55,11 @@ void ksym_table__free(struct ksym_table *t)
 {
 	if (!t)
 		return;
+	if (t->map) {
+		munmap(t->map, t->map_len);
+		free(t);
+		return;
+	}
 	free(t->slots);
 	free(t->ents);
 	free(t->mods);
@@ -79,37 +90,47 @@ int ksym_table__at(const struct ksym_table *t, size_t i, struct ksym *out)
 	return 0;
 }
 
+struct ksym_slot *ksym_build_slots(const struct ksym_ent *ents, size_t cnt, const char *buf,
+				   uint32_t *mask)
+{
+	struct ksym_slot *slots;
+	uint32_t nslots = 16, m, i;
+
+	while (nslots < cnt + cnt / 3)
+		nslots <<= 1;
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return NULL;
+	m = nslots - 1;
+	/* Inserting in address order keeps duplicates in address order on the probe path. */
+	for (i = 0; i < cnt; i++) {
+		uint32_t h = ksym_hash(buf + ents[i].name), s = h & m;
+
+		while (slots[s].idx)
+			s = (s + 1) & m;
+		slots[s].hash = h;
+		slots[s].idx = i + 1;
+	}
+	*mask = m;
+	return slots;
+}
+
 int ksym_table__batch_begin(struct ksym_table *t)
 {
-	uint32_t nslots = 16, mask, i;
-
-	if (t->batch_refs++)
+	/* a cached table carries its index for good */
+	if (t->batch_refs++ || t->map)
 		return 0;
-	while (nslots < t->cnt * 2)
-		nslots <<= 1;
-	t->slots = calloc(nslots, sizeof(*t->slots));
+	t->slots = ksym_build_slots(t->ents, t->cnt, t->buf, &t->slot_mask);
 	if (!t->slots) {
 		t->batch_refs = 0;
 		return -ENOMEM;
 	}
-	mask = nslots - 1;
-	/* Inserting in address order keeps duplicates in address order on the probe path. */
-	for (i = 0; i < t->cnt; i++) {
-		uint32_t h = ksym_hash(ksym_ent_name(t, &t->ents[i]));
-		uint32_t s = h & mask;
-
-		while (t->slots[s].idx)
-			s = (s + 1) & mask;
-		t->slots[s].hash = h;
-		t->slots[s].idx = i + 1;
-	}
-	t->slot_mask = mask;
 	return 0;
 }
 
 void ksym_table__batch_end(struct ksym_table *t)
 {
-	if (t->batch_refs <= 0 || --t->batch_refs)
+	if (t->batch_refs <= 0 || --t->batch_refs || t->map)
 		return;
 	free(t->slots);
 	t->slots = NULL;
@@ -263,6 +284,8 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 	size_t i, unresolved = 0;
 	int err;
 
+	if (funcs->map)
+		return -EROFS;
 	/* funcs is still in input order (all addresses 0), so ranks follow the file */
 	err = ksym_table__batch_begin(kallsyms);
 	if (!err)
@@ -304,4 +327,18 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 	ksym_table__batch_end(kallsyms);
 	ksym_table__finish(funcs);
 	return unresolved;
+}
+
+int ksym__snprint(char *buf, size_t len, const struct ksym *sym, uint64_t addr)
+{
+	char mod[80] = "";
+
+	if (sym->module)
+		snprintf(mod, sizeof(mod), " [%s]", sym->module);
+	if (sym->size)
+		return snprintf(buf, len, "%s+0x%llx/0x%llx%s", sym->name,
+				(unsigned long long)(addr - sym->addr),
+				(unsigned long long)sym->size, mod);
+	return snprintf(buf, len, "%s+0x%llx%s", sym->name,
+			(unsigned long long)(addr - sym->addr), mod);
 }

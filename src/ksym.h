@@ -32,6 +32,7 @@ enum ksym_format {
 	KSYM_FMT_SYSTEM_MAP,	/* "addr type name": System.map, vmlinux only */
 	KSYM_FMT_FUNCS,		/* "name [module]": available_filter_functions */
 	KSYM_FMT_FUNCS_ADDRS,	/* "addr name [module]": ..._addrs (Linux >= 6.5) */
+	KSYM_FMT_BLACKLIST,	/* "0xstart-0xend\tname [module]": kprobes/blacklist */
 };
 
 /* Per-symbol flags. */
@@ -118,6 +119,103 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
  * Returns the number still unresolved.
  */
 int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms);
+
+/* "name+0x1c/0x150 [mod]" for addr, as the kernel's %pS prints it. */
+int ksym__snprint(char *buf, size_t len, const struct ksym *sym, uint64_t addr);
+
+/* A vmlinux (or any ELF) symbol table, through libelf. */
+struct ksym_table *ksym_table__load_elf(const char *path, const struct ksym_parse_opts *opts);
+
+/*
+ * The cache: a table with its name index, persisted so that a later run on the
+ * same boot skips the kernel's symbol files. A cache file is used only when it is
+ * a regular root-owned 0600 file (opened with O_NOFOLLOW) whose magic, version,
+ * key and checksum all match; it is written to a temporary file and renamed.
+ * The key is the boot id, kernel release and a hash of the loaded modules (names,
+ * sizes, addresses), so a module load or unload invalidates it.
+ */
+#define KSYM_CACHE_DIR "/run/ksymattach"
+
+struct ksym_cache_key {
+	char boot_id[40];
+	char release[65];
+	char source[64];	/* what the table was built from */
+	uint64_t modules_hash;
+};
+
+/* The key of the running kernel for a table built from source. */
+int ksym_cache__live_key(struct ksym_cache_key *key, const char *source);
+/*
+ * Returns the cached table or NULL with errno: ENOENT (none), ESTALE (another
+ * key), EBADMSG (truncated, corrupt, wrong version), EPERM (owner, mode, not a
+ * regular file or a symlink). The table is read-only: ksym_table__resolve()
+ * refuses it, and its index is always present.
+ */
+struct ksym_table *ksym_cache__load(const char *dir, const char *name,
+				    const struct ksym_cache_key *key);
+int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache_key *key,
+		      const struct ksym_table *t);
+
+/*
+ * The kernel's symbols, as a tracer needs them: the sources chosen, read once,
+ * cached across runs. Live sources are the defaults; any explicit file bypasses
+ * the cache.
+ */
+struct ksym_db;
+
+enum {
+	KSYM_DB_FUNCS = 1 << 0,		/* traceable functions, with addresses */
+	KSYM_DB_KALLSYMS = 1 << 1,	/* every symbol (sym and addr queries) */
+	KSYM_DB_BLACKLIST = 1 << 2,	/* flag blacklisted functions */
+};
+
+enum ksym_phase {
+	KSYM_PH_READ,		/* reading files (or the cache) */
+	KSYM_PH_PARSE,
+	KSYM_PH_INDEX,		/* name index, funcs/kallsyms join, cache check */
+	KSYM_PH_CNT,
+};
+
+struct ksym_db_opts {
+	size_t sz;			/* sizeof(struct ksym_db_opts) */
+	unsigned int need;		/* KSYM_DB_* */
+	const char *kallsyms_path;	/* NULL: /proc/kallsyms */
+	const char *system_map_path;	/* a System.map instead of kallsyms */
+	const char *vmlinux_path;	/* an ELF symbol table instead of kallsyms */
+	const char *funcs_path;		/* available_filter_functions format */
+	const char *funcs_addrs_path;	/* available_filter_functions_addrs format */
+	const char *blacklist_path;	/* NULL: debugfs kprobes/blacklist */
+	const char *tracefs_path;	/* NULL: /sys/kernel/tracing, then debugfs */
+	const char *cache_dir;		/* NULL: KSYM_CACHE_DIR */
+	bool no_cache;
+	/*
+	 * Without readable tracefs lists, serve FUNCS from kallsyms text symbols,
+	 * traceability unknown (ksym_db__traceability_known() is false), with a
+	 * warning; without it that is an error. Attaching needs the lists.
+	 */
+	bool allow_unknown_traceability;
+	bool verbose;			/* also report stale caches and skipped lines */
+	/* Warnings (one line, no newline); NULL: "ksym: warning: ..." on stderr. */
+	void (*warn)(const char *msg);
+};
+
+struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
+/* Loads what opts->need asks for; on error ksym_db__errmsg() says why. */
+int ksym_db__load(struct ksym_db *db);
+void ksym_db__free(struct ksym_db *db);
+
+struct ksym_table *ksym_db__funcs(const struct ksym_db *db);
+struct ksym_table *ksym_db__kallsyms(const struct ksym_db *db);
+/* "available_filter_functions_addrs", "available_filter_functions+kallsyms", ... */
+const char *ksym_db__funcs_source(const struct ksym_db *db);
+bool ksym_db__traceability_known(const struct ksym_db *db);
+/* In the kprobe blacklist (needs KSYM_DB_BLACKLIST; false when unknown). */
+bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr);
+bool ksym_db__blacklist_known(const struct ksym_db *db);
+/* Whether FUNCS / KALLSYMS came from the cache. */
+bool ksym_db__from_cache(const struct ksym_db *db, unsigned int which);
+uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph);
+const char *ksym_db__errmsg(const struct ksym_db *db);
 
 /* glob(3)-style match of one string; exported for callers and tests. */
 bool ksym_glob_match(const char *glob, const char *str);

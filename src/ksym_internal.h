@@ -33,6 +33,9 @@ struct ksym_table {
 	struct ksym_slot *slots;
 	uint32_t slot_mask;
 	int batch_refs;
+	/* a cache file mapped read-only: everything above points into it */
+	void *map;
+	size_t map_len;
 };
 
 static inline const char *ksym_ent_name(const struct ksym_table *t, const struct ksym_ent *e)
@@ -56,5 +59,8 @@ static inline uint32_t ksym_hash(const char *s)
 }
 
 void ksym_table__finish(struct ksym_table *t);
+/* The name index of ents[0..cnt): 2^k slots at most 3/4 full; NULL on ENOMEM. */
+struct ksym_slot *ksym_build_slots(const struct ksym_ent *ents, size_t cnt, const char *buf,
+				   uint32_t *mask);
 
 #endif

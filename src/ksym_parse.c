@@ -81,8 +81,8 @@ static inline bool is_sep(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* Parses 1..16 hex digits at *p, ending at a separator. */
-static inline bool parse_hex(char **p, char *end, uint64_t *val)
+/* Parses 1..16 hex digits at *p, ending at stop (0: a separator). */
+static inline bool parse_hex_to(char **p, char *end, char stop, uint64_t *val)
 {
 	char *s = *p;
 	uint64_t v = 0;
@@ -92,11 +92,16 @@ static inline bool parse_hex(char **p, char *end, uint64_t *val)
 		v = (v << 4) | hexval[(unsigned char)*s++];
 		n++;
 	}
-	if (n == 0 || n > 16 || s == end || !is_sep(*s))
+	if (n == 0 || n > 16 || s == end || (stop ? *s != stop : !is_sep(*s)))
 		return false;
 	*val = v;
 	*p = s;
 	return true;
+}
+
+static inline bool parse_hex(char **p, char *end, uint64_t *val)
+{
+	return parse_hex_to(p, end, 0, val);
 }
 
 static inline char *skip_sep(char *s, char *end)
@@ -169,11 +174,25 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 {
 	struct ksym_table *t = ps->t;
 	char *name, *name_end, *mod = NULL, *p;
-	uint64_t addr = 0;
+	uint64_t addr = 0, size = 0;
 	char type = 0;
 
 	p = s;
-	if (fmt != KSYM_FMT_FUNCS) {
+	if (fmt == KSYM_FMT_BLACKLIST) {
+		/* a range: the kernel prints both ends with %px */
+		uint64_t hi;
+
+		if (end - p < 2 || p[0] != '0' || p[1] != 'x')
+			return -EINVAL;
+		p += 2;
+		if (!parse_hex_to(&p, end, '-', &addr) || end - p < 3 || p[1] != '0' || p[2] != 'x')
+			return -EINVAL;
+		p += 3;
+		if (!parse_hex(&p, end, &hi) || hi < addr)
+			return -EINVAL;
+		size = hi - addr;
+		p = skip_sep(p, end);
+	} else if (fmt != KSYM_FMT_FUNCS) {
 		if (!parse_hex(&p, end, &addr))
 			return -EINVAL;
 		p = skip_sep(p, end);
@@ -210,7 +229,7 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 
 	e->addr = addr;
 	e->name = name - t->buf;
-	e->size = 0;
+	e->size = size > UINT32_MAX ? UINT32_MAX : size;
 	e->type = type;
 	e->mod = 0;
 	e->flags = fmt == KSYM_FMT_FUNCS ? KSYM_F_UNRESOLVED | KSYM_F_TRACEABLE :

@@ -17,42 +17,66 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "query.h"
 #include "report.h"
 
 #define MAX_PATTERNS 256
+#define MAX_ARGS 4096
+
+enum command {
+	CMD_ATTACH,	/* default: -p GLOB ... */
+	CMD_SYM,
+	CMD_ADDR,
+};
 
 static struct env {
+	enum command cmd;
 	const char *patterns[MAX_PATTERNS];
 	size_t pattern_cnt;
+	const char *args[MAX_ARGS];	/* sym/addr operands */
+	size_t arg_cnt;
 	double duration;
 	bool list;
 	bool verbose;
+	bool no_cache;
 	enum report_format format;
 	enum kattach_mode mode;
 	size_t top;
 	const char *kallsyms;
+	const char *system_map;
+	const char *vmlinux;
 	const char *funcs;
 	const char *funcs_addrs;
+	const char *blacklist;
+	const char *cache_dir;
 } env = {
 	.top = 20,
 };
 
 const char *argp_program_version = "ksymattach 0.1";
+static const char args_doc[] = "[sym NAME... | addr ADDR...]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
 "USAGE: ksymattach -p GLOB [-p GLOB ...] [-d SECONDS] [-o json]\n"
+"       ksymattach sym NAME...      ksymattach addr ADDR...\n"
 "\n"
 "EXAMPLES:\n"
 "    ksymattach -p 'vfs_*'            # attach, report phase times, detach\n"
 "    ksymattach -p 'vfs_*' -d 5       # count hits for 5 seconds\n"
 "    ksymattach -l -p 'tcp_v4_*'      # list the matching functions only\n"
-"    ksymattach -p vfs_read -o json   # one JSON object\n";
+"    ksymattach sym vfs_read 9p:v9fs_set_super\n"
+"    ksymattach addr ffffffff81234567 -o json\n";
 
 enum {
 	OPT_KALLSYMS = 0x100,
+	OPT_SYSTEM_MAP,
+	OPT_VMLINUX,
 	OPT_FUNCS,
 	OPT_FUNCS_ADDRS,
+	OPT_BLACKLIST,
+	OPT_NO_CACHE,
+	OPT_CACHE_DIR,
 };
 
 static const struct argp_option opts[] = {
@@ -63,11 +87,17 @@ static const struct argp_option opts[] = {
 	{ "mode", 'm', "MODE", 0, "multi (kprobe.multi, default) or session (kprobe.session)", 0 },
 	{ "output", 'o', "FORMAT", 0, "text (default) or json", 0 },
 	{ "top", 'n', "N", 0, "Text output: show the N busiest functions (default 20, 0: all)", 0 },
-	{ "kallsyms", OPT_KALLSYMS, "FILE", 0, "Read symbols from FILE, not /proc/kallsyms", 1 },
+	{ "kallsyms", OPT_KALLSYMS, "FILE", 0, "Symbols from FILE, not /proc/kallsyms", 1 },
+	{ "system-map", OPT_SYSTEM_MAP, "FILE", 0, "Symbols from a System.map", 1 },
+	{ "vmlinux", OPT_VMLINUX, "FILE", 0, "Symbols from an ELF symbol table (vmlinux)", 1 },
 	{ "funcs", OPT_FUNCS, "FILE", 0, "Traceable functions from FILE "
 					 "(available_filter_functions format)", 1 },
 	{ "funcs-addrs", OPT_FUNCS_ADDRS, "FILE", 0, "Traceable functions with addresses from "
 						     "FILE (available_filter_functions_addrs)", 1 },
+	{ "blacklist", OPT_BLACKLIST, "FILE", 0, "kprobe blacklist from FILE", 1 },
+	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
+					     "(" KSYM_CACHE_DIR ")", 1 },
+	{ "cache-dir", OPT_CACHE_DIR, "DIR", OPTION_HIDDEN, "Cache directory (tests)", 1 },
 	{ "verbose", 'v', NULL, 0, "Verbose output, including libbpf's log", 2 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 2 },
 	{},
@@ -130,15 +160,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (errno || *end || *arg == '-')
 			usage_error(state, "invalid count '%s'", arg);
 		break;
-	case OPT_KALLSYMS:
-		env.kallsyms = arg;
-		break;
-	case OPT_FUNCS:
-		env.funcs = arg;
-		break;
-	case OPT_FUNCS_ADDRS:
-		env.funcs_addrs = arg;
-		break;
+	case OPT_KALLSYMS: env.kallsyms = arg; break;
+	case OPT_SYSTEM_MAP: env.system_map = arg; break;
+	case OPT_VMLINUX: env.vmlinux = arg; break;
+	case OPT_FUNCS: env.funcs = arg; break;
+	case OPT_FUNCS_ADDRS: env.funcs_addrs = arg; break;
+	case OPT_BLACKLIST: env.blacklist = arg; break;
+	case OPT_NO_CACHE: env.no_cache = true; break;
+	case OPT_CACHE_DIR: env.cache_dir = arg; break;
 	case 'v':
 		env.verbose = true;
 		break;
@@ -146,11 +175,27 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
-		argp_usage(state);
+		if (state->arg_num == 0 && !env.pattern_cnt) {
+			if (!strcmp(arg, "sym"))
+				env.cmd = CMD_SYM;
+			else if (!strcmp(arg, "addr"))
+				env.cmd = CMD_ADDR;
+			else
+				usage_error(state, "unknown command '%s' (sym or addr)", arg);
+			break;
+		}
+		if (env.cmd == CMD_ATTACH)
+			usage_error(state, "unexpected argument '%s'", arg);
+		if (env.arg_cnt == MAX_ARGS)
+			usage_error(state, "at most %d operands", MAX_ARGS);
+		env.args[env.arg_cnt++] = arg;
 		break;
 	case ARGP_KEY_END:
-		if (!env.pattern_cnt)
+		if (env.cmd == CMD_ATTACH && !env.pattern_cnt)
 			usage_error(state, "no function pattern given (-p GLOB)");
+		if (env.cmd != CMD_ATTACH && !env.arg_cnt)
+			usage_error(state, "%s needs at least one operand",
+				    env.cmd == CMD_SYM ? "sym" : "addr");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -165,6 +210,11 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *format, va
 		return 0;
 	(void)level;
 	return vfprintf(stderr, format, args);
+}
+
+static void warn_fn(const char *msg)
+{
+	fprintf(stderr, "ksymattach: warning: %s\n", msg);
 }
 
 static volatile sig_atomic_t exiting;
@@ -183,46 +233,40 @@ static void wait_for(double secs)
 		;
 }
 
-int main(int argc, char **argv)
+static int run_attach(const char *kernel)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.doc = doc,
+	struct kattach_opts ko = {
+		.sz = sizeof(ko),
+		.patterns = env.patterns,
+		.pattern_cnt = env.pattern_cnt,
+		.mode = env.mode,
+		.kallsyms_path = env.kallsyms,
+		.system_map_path = env.system_map,
+		.vmlinux_path = env.vmlinux,
+		.funcs_path = env.funcs,
+		.funcs_addrs_path = env.funcs_addrs,
+		.blacklist_path = env.blacklist,
+		.cache_dir = env.cache_dir,
+		.no_cache = env.no_cache,
+		.list_only = env.list,
+		.verbose = env.verbose,
+		.warn = warn_fn,
 	};
-	struct sigaction sa = { .sa_handler = sig_handler };
-	struct kattach_opts ko = { .sz = sizeof(ko) };
-	struct report_opts ro = { .sz = sizeof(ro) };
+	struct report_opts ro = {
+		.sz = sizeof(ro),
+		.format = env.format,
+		.kernel = kernel,
+		.list_only = env.list,
+		.top = env.top,
+	};
 	struct kattach *a;
-	struct utsname u;
 	int err;
 
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (err)
-		return err;
-	libbpf_set_print(libbpf_print_fn);
-	/* no SA_RESTART: a signal must cut the wait short */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	ko.patterns = env.patterns;
-	ko.pattern_cnt = env.pattern_cnt;
-	ko.mode = env.mode;
-	ko.kallsyms_path = env.kallsyms;
-	ko.funcs_path = env.funcs;
-	ko.funcs_addrs_path = env.funcs_addrs;
-	ko.verbose = env.verbose;
 	a = kattach__new(&ko);
 	if (!a) {
 		fprintf(stderr, "ksymattach: out of memory\n");
 		return 1;
 	}
-	uname(&u);
-	ro.format = env.format;
-	ro.kernel = u.release;
-	ro.list_only = env.list;
-	ro.top = env.top;
-
 	err = kattach__resolve(a);
 	if (!err && !env.list && !exiting)
 		err = kattach__attach(a);
@@ -243,4 +287,48 @@ int main(int argc, char **argv)
 	if (exiting)
 		return 128 + exiting;
 	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.args_doc = args_doc,
+		.doc = doc,
+	};
+	struct sigaction sa = { .sa_handler = sig_handler };
+	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
+	struct query_opts qo = { .sz = sizeof(qo) };
+	struct utsname u;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return err;
+	libbpf_set_print(libbpf_print_fn);
+	/* no SA_RESTART: a signal must cut the wait short */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	uname(&u);
+
+	if (env.cmd == CMD_ATTACH)
+		return run_attach(u.release);
+
+	dbo.kallsyms_path = env.kallsyms;
+	dbo.system_map_path = env.system_map;
+	dbo.vmlinux_path = env.vmlinux;
+	dbo.funcs_path = env.funcs;
+	dbo.funcs_addrs_path = env.funcs_addrs;
+	dbo.blacklist_path = env.blacklist;
+	dbo.cache_dir = env.cache_dir;
+	dbo.no_cache = env.no_cache;
+	dbo.verbose = env.verbose;
+	dbo.warn = warn_fn;
+	qo.format = env.format;
+	qo.kernel = u.release;
+	qo.db = &dbo;
+	if (env.cmd == CMD_SYM)
+		return query__sym(env.args, env.arg_cnt, &qo);
+	return query__addr(env.args, env.arg_cnt, &qo);
 }

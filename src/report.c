@@ -3,9 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ksym.h"
 #include "report.h"
 
-static void json_str(FILE *f, const char *s)
+void report__json_str(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -58,23 +59,29 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 	int ph;
 
 	fputs("{\"kernel\":", f);
-	json_str(f, o->kernel);
+	report__json_str(f, o->kernel);
 	fprintf(f, ",\"mode\":\"%s\",\"resolver\":\"ksym\",\"source\":",
 		o->list_only ? "list" : kattach__mode_name(kattach__mode(a)));
-	json_str(f, kattach__source(a));
-	fprintf(f, ",\"matched\":%zu,\"attached\":%zu,\"phases_us\":{", n,
-		kattach__attached_cnt(a));
+	report__json_str(f, kattach__source(a));
+	fprintf(f, ",\"cached\":%s,\"matched\":%zu,\"attached\":%zu,\"phases_us\":{",
+		kattach__from_cache(a) ? "true" : "false", n, kattach__attached_cnt(a));
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
 		fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", kattach__phase_name(ph),
 			kattach__phase_ns(a, ph) / 1000.0);
 	fputs("},\"functions\":[", f);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"name\":", i ? "," : "");
-		json_str(f, v[i]->name);
+		report__json_str(f, v[i]->name);
 		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"module\":", v[i]->addr);
-		json_str(f, v[i]->module);
-		if (!o->list_only)
+		report__json_str(f, v[i]->module);
+		if (o->list_only) {
+			fprintf(f, ",\"traceable\":%s,\"blacklisted\":%s",
+				!kattach__traceability_known(a) ? "null" :
+				v[i]->flags & KSYM_F_TRACEABLE ? "true" : "false",
+				v[i]->flags & KSYM_F_BLACKLISTED ? "true" : "false");
+		} else {
 			fprintf(f, ",\"hits\":%" PRIu64, (uint64_t)v[i]->stat.calls);
+		}
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
@@ -88,11 +95,14 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 	int ph;
 
 	if (o->list_only) {
+		fprintf(f, "%-16s %-40s %-12s %s\n", "ADDR", "FUNCTION", "MODULE", "TRACEABLE");
 		for (i = 0; i < n; i++)
-			fprintf(f, "%016" PRIx64 " %s%s%s%s\n", v[i]->addr, v[i]->name,
-				v[i]->module ? " [" : "", v[i]->module ? v[i]->module : "",
-				v[i]->module ? "]" : "");
-		fprintf(f, "%zu functions matched (%s)\n", n, kattach__source(a));
+			fprintf(f, "%016" PRIx64 " %-40s %-12s %s%s\n", v[i]->addr, v[i]->name,
+				v[i]->module ? v[i]->module : "-",
+				!kattach__traceability_known(a) ? "unknown" : "yes",
+				v[i]->flags & KSYM_F_BLACKLISTED ? " (kprobe-blacklisted)" : "");
+		fprintf(f, "%zu functions matched (%s%s)\n", n, kattach__source(a),
+			kattach__from_cache(a) ? ", cached" : "");
 		return;
 	}
 	fprintf(f, "kernel %s: %zu functions matched, %zu attached (kprobe.%s, by address)\n",

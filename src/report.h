@@ -21,5 +21,7 @@ struct report_opts {
 };
 
 void report__print(FILE *f, const struct kattach *a, const struct report_opts *opts);
+/* A JSON string (or null for NULL), escaped. */
+void report__json_str(FILE *f, const char *s);
 
 #endif

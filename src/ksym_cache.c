@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The persisted index. The file is the table itself (entries, module offsets,
+ * name index, strings), mapped read-only and used in place: a warm start costs
+ * an open, an mmap and one checksum pass, no parsing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "ksym_internal.h"
+
+#define CACHE_MAGIC "KSYMIDX1"
+#define CACHE_VERSION 1
+
+struct cache_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t ent_size;	/* sizeof(struct ksym_ent): layout check */
+	struct ksym_cache_key key;
+	uint32_t fmt;
+	uint32_t slot_mask;
+	uint64_t cnt, mod_cnt, nslots, buf_len;
+	uint64_t payload_sum;	/* over everything after the header */
+	uint64_t hdr_sum;	/* over the header up to here */
+};
+
+static inline uint64_t rotl(uint64_t v, int r)
+{
+	return (v << r) | (v >> (64 - r));
+}
+
+/*
+ * Four independent multiply-rotate lanes: fast enough to check megabytes
+ * within the warm-start budget; catches truncation and flipped bits, which is
+ * all it is for (it is no defence against a root-owned forgery).
+ */
+static uint64_t sum64(const void *p, size_t len)
+{
+	const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
+	const unsigned char *b = p;
+	uint64_t l[4] = { K1, K2, ~K1, ~K2 }, w, h;
+	size_t i = 0;
+	int j;
+
+	for (; i + 32 <= len; i += 32) {
+		for (j = 0; j < 4; j++) {
+			memcpy(&w, b + i + 8 * j, 8);
+			l[j] = rotl(l[j] ^ (w * K2), 31) * K1;
+		}
+	}
+	h = len * K1;
+	for (j = 0; j < 4; j++)
+		h = rotl(h ^ (l[j] * K2), 27) * K1 + K2;
+	for (; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	h ^= h >> 33;
+	h *= K2;
+	return h ^ (h >> 29);
+}
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Module names, sizes and load addresses; use counts change too often to key on. */
+static uint64_t modules_hash(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	char *buf, *line, *save = NULL;
+	size_t len;
+
+	if (ksym__read_file("/proc/modules", &buf, &len))
+		return h;	/* no module support: nothing can change */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[64], state[16];
+		unsigned long size, addr;
+		int used;
+
+		/* name size refcount deps state addr */
+		if (sscanf(line, "%63s %lu %d %*s %15s %lx", name, &size, &used, state, &addr) != 5)
+			continue;
+		for (const char *c = name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		h = (h ^ size) * 0x100000001b3ull;
+		h = (h ^ addr) * 0x100000001b3ull;
+	}
+	free(buf);
+	return h;
+}
+
+int ksym_cache__live_key(struct ksym_cache_key *key, const char *source)
+{
+	struct utsname u;
+	int err;
+
+	memset(key, 0, sizeof(*key));
+	err = read_small("/proc/sys/kernel/random/boot_id", key->boot_id, sizeof(key->boot_id));
+	if (err)
+		return err;
+	if (uname(&u))
+		return -errno;
+	snprintf(key->release, sizeof(key->release), "%s", u.release);
+	snprintf(key->source, sizeof(key->source), "%s", source);
+	key->modules_hash = modules_hash();
+	return 0;
+}
+
+static bool key_eq(const struct ksym_cache_key *a, const struct ksym_cache_key *b)
+{
+	return !strncmp(a->boot_id, b->boot_id, sizeof(a->boot_id)) &&
+	       !strncmp(a->release, b->release, sizeof(a->release)) &&
+	       !strncmp(a->source, b->source, sizeof(a->source)) &&
+	       a->modules_hash == b->modules_hash;
+}
+
+static size_t align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
+static uint64_t hdr_sum(const struct cache_hdr *h)
+{
+	return sum64(h, offsetof(struct cache_hdr, hdr_sum));
+}
+
+static struct ksym_table *bad(void *map, size_t len, int err)
+{
+	if (map)
+		munmap(map, len);
+	errno = err;
+	return NULL;
+}
+
+struct ksym_table *ksym_cache__load(const char *dir, const char *name,
+				    const struct ksym_cache_key *key)
+{
+	size_t ents_len, mods_len, slots_len, need, i;
+	const struct cache_hdr *h;
+	struct ksym_table *t;
+	char path[512];
+	struct stat st;
+	char *p, *map;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return bad(NULL, 0, errno == ELOOP ? EPERM : errno);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 0077)) {
+		close(fd);
+		return bad(NULL, 0, EPERM);
+	}
+	if ((size_t)st.st_size < sizeof(*h)) {
+		close(fd);
+		return bad(NULL, 0, EBADMSG);
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return bad(NULL, 0, errno);
+	h = (const struct cache_hdr *)map;
+	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->version != CACHE_VERSION ||
+	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != hdr_sum(h))
+		return bad(map, st.st_size, EBADMSG);
+	if (!key_eq(&h->key, key))
+		return bad(map, st.st_size, ESTALE);
+	/* sizes: each bounded before it is multiplied, then the total must be the file */
+	if (h->cnt > UINT32_MAX || h->mod_cnt > UINT16_MAX || h->nslots > (1ull << 32) ||
+	    h->buf_len > UINT32_MAX || !h->buf_len || (h->nslots & (h->nslots - 1)) ||
+	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1)
+		return bad(map, st.st_size, EBADMSG);
+	ents_len = h->cnt * sizeof(struct ksym_ent);
+	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
+	slots_len = h->nslots * sizeof(struct ksym_slot);
+	need = sizeof(*h) + ents_len + mods_len + slots_len + h->buf_len;
+	if (need != (size_t)st.st_size ||
+	    sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
+		return bad(map, st.st_size, EBADMSG);
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return bad(map, st.st_size, ENOMEM);
+	p = map + sizeof(*h);
+	t->ents = (struct ksym_ent *)p;
+	t->mods = (uint32_t *)(p + ents_len);
+	t->slots = (struct ksym_slot *)(p + ents_len + mods_len);
+	t->buf = p + ents_len + mods_len + slots_len;
+	t->len = h->buf_len;
+	t->cnt = h->cnt;
+	t->mod_cnt = h->mod_cnt;
+	t->slot_mask = h->slot_mask;
+	t->fmt = h->fmt;
+	t->map = map;
+	t->map_len = st.st_size;
+	/* every offset stays inside the strings, and the strings end in a NUL */
+	if (t->buf[t->len - 1])
+		goto corrupt;
+	for (i = 0; i < t->mod_cnt; i++)
+		if (t->mods[i] >= t->len)
+			goto corrupt;
+	for (i = 0; i < t->cnt; i++)
+		if (t->ents[i].name >= t->len || t->ents[i].mod > t->mod_cnt)
+			goto corrupt;
+	for (i = 0; i < h->nslots; i++)
+		if (t->slots[i].idx > t->cnt)
+			goto corrupt;
+	return t;
+corrupt:
+	ksym_table__free(t);
+	errno = EBADMSG;
+	return NULL;
+}
+
+static int write_all(int fd, const void *p, size_t len)
+{
+	const char *b = p;
+
+	while (len) {
+		ssize_t n = write(fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		b += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The directory must be ours and closed to others: the cache is trusted input. */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0022))
+		return -EPERM;
+	return 0;
+}
+
+int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache_key *key,
+		      const struct ksym_table *t)
+{
+	struct cache_hdr h = {};
+	struct ksym_ent *ents = NULL;
+	struct ksym_slot *slots = NULL;
+	uint32_t *mods = NULL, mask;
+	char *strs = NULL, path[512], tmp[520];
+	size_t slen = 0, scap, mods_len, i;
+	int fd = -1, err;
+
+	err = check_dir(dir);
+	if (err)
+		return err;
+	/* strings compacted: names and module names only, no address text */
+	scap = 1;
+	for (i = 0; i < t->cnt; i++)
+		scap += strlen(ksym_ent_name(t, &t->ents[i])) + 1;
+	for (i = 0; i < t->mod_cnt; i++)
+		scap += strlen(t->buf + t->mods[i]) + 1;
+	strs = malloc(scap);
+	ents = malloc((t->cnt ? t->cnt : 1) * sizeof(*ents));
+	mods_len = align8(t->mod_cnt * sizeof(uint32_t));
+	mods = calloc(1, mods_len ? mods_len : 8);
+	err = -ENOMEM;
+	if (!strs || !ents || !mods || scap > UINT32_MAX)
+		goto out;
+	for (i = 0; i < t->mod_cnt; i++) {
+		const char *m = t->buf + t->mods[i];
+
+		mods[i] = slen;
+		memcpy(strs + slen, m, strlen(m) + 1);
+		slen += strlen(m) + 1;
+	}
+	for (i = 0; i < t->cnt; i++) {
+		const char *n = ksym_ent_name(t, &t->ents[i]);
+		size_t l = strlen(n) + 1;
+
+		ents[i] = t->ents[i];
+		ents[i].name = slen;
+		memcpy(strs + slen, n, l);
+		slen += l;
+	}
+	strs[slen++] = '\0';	/* never empty */
+	slots = ksym_build_slots(ents, t->cnt, strs, &mask);
+	if (!slots)
+		goto out;
+
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	h.version = CACHE_VERSION;
+	h.ent_size = sizeof(struct ksym_ent);
+	h.key = *key;
+	h.fmt = t->fmt;
+	h.slot_mask = mask;
+	h.cnt = t->cnt;
+	h.mod_cnt = t->mod_cnt;
+	h.nslots = (uint64_t)mask + 1;
+	h.buf_len = slen;
+	{
+		/* the checksum runs over the payload as laid out in the file */
+		size_t el = t->cnt * sizeof(*ents), sl = h.nslots * sizeof(*slots);
+		size_t total = el + mods_len + sl + slen;
+		char *pay = malloc(total ? total : 1);
+
+		if (!pay)
+			goto out;
+		memcpy(pay, ents, el);
+		memcpy(pay + el, mods, mods_len);
+		memcpy(pay + el + mods_len, slots, sl);
+		memcpy(pay + el + mods_len + sl, strs, slen);
+		h.payload_sum = sum64(pay, total);
+		h.hdr_sum = hdr_sum(&h);
+
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			err = -errno;
+			free(pay);
+			goto out;
+		}
+		err = fchmod(fd, 0600) ? -errno : 0;
+		if (!err)
+			err = write_all(fd, &h, sizeof(h));
+		if (!err)
+			err = write_all(fd, pay, total);
+		free(pay);
+	}
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	fd = -1;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(strs);
+	free(ents);
+	free(mods);
+	free(slots);
+	return err;
+}

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Which files hold the kernel's symbols, read once and cached. The cheapest live
+ * source wins: available_filter_functions_addrs carries names and addresses in
+ * one file (Linux >= 6.5); older kernels need the name list joined with
+ * /proc/kallsyms. The result is cached in /run, so a second run on the same
+ * boot reads no kernel file at all.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ksym_internal.h"
+
+struct ksym_db {
+	struct ksym_db_opts opts;
+	struct ksym_table *funcs;
+	struct ksym_table *kallsyms;
+	struct ksym_table *blacklist;
+	bool funcs_is_kallsyms;		/* fallback: funcs aliases kallsyms */
+	bool traceability_known;
+	unsigned int cached;		/* KSYM_DB_* served from the cache */
+	const char *funcs_source;
+	char tracefs[64];
+	uint64_t phase_ns[KSYM_PH_CNT];
+	char err[320];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int fail(struct ksym_db *db, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(db->err, sizeof(db->err), fmt, ap);
+	va_end(ap);
+	return err < 0 ? err : -err;
+}
+
+static void warn(const struct ksym_db *db, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (db->opts.warn)
+		db->opts.warn(msg);
+	else
+		fprintf(stderr, "ksym: warning: %s\n", msg);
+}
+
+struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
+{
+	struct ksym_db *db = calloc(1, sizeof(*db));
+
+	if (!db)
+		return NULL;
+	memcpy(&db->opts, opts, opts->sz < sizeof(db->opts) ? opts->sz : sizeof(db->opts));
+	db->opts.sz = sizeof(db->opts);
+	if (!db->opts.cache_dir)
+		db->opts.cache_dir = KSYM_CACHE_DIR;
+	return db;
+}
+
+void ksym_db__free(struct ksym_db *db)
+{
+	if (!db)
+		return;
+	if (!db->funcs_is_kallsyms)
+		ksym_table__free(db->funcs);
+	ksym_table__free(db->kallsyms);
+	ksym_table__free(db->blacklist);
+	free(db);
+}
+
+struct ksym_table *ksym_db__funcs(const struct ksym_db *db) { return db->funcs; }
+struct ksym_table *ksym_db__kallsyms(const struct ksym_db *db) { return db->kallsyms; }
+const char *ksym_db__errmsg(const struct ksym_db *db) { return db->err; }
+bool ksym_db__traceability_known(const struct ksym_db *db) { return db->traceability_known; }
+bool ksym_db__blacklist_known(const struct ksym_db *db) { return db->blacklist; }
+bool ksym_db__from_cache(const struct ksym_db *db, unsigned int which)
+{
+	return (db->cached & which) == which;
+}
+
+const char *ksym_db__funcs_source(const struct ksym_db *db)
+{
+	return db->funcs_source ? db->funcs_source : "none";
+}
+
+uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
+{
+	return ph < KSYM_PH_CNT ? db->phase_ns[ph] : 0;
+}
+
+bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
+{
+	struct ksym b;
+
+	return db->blacklist && !ksym_table__addr(db->blacklist, addr, &b) &&
+	       addr < b.addr + b.size;
+}
+
+/* Timed read + parse of one file. */
+static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
+		     struct ksym_table **out)
+{
+	struct ksym_parse_stats st;
+	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only };
+	uint64_t t0 = now_ns(), t1;
+	size_t len;
+	char *buf;
+	int err;
+
+	err = ksym__read_file(path, &buf, &len);
+	t1 = now_ns();
+	db->phase_ns[KSYM_PH_READ] += t1 - t0;
+	if (err)
+		return fail(db, err, "cannot read %s: %s%s", path, strerror(-err),
+			    err != -EACCES && err != -EPERM ? "" :
+			    geteuid() ? " (run as root)" :
+			    " (refused even to root: kernel lockdown or a security policy)");
+	*out = ksym_table__parse(fmt, buf, len, &po);
+	db->phase_ns[KSYM_PH_PARSE] += now_ns() - t1;
+	if (!*out) {
+		if (st.all_zero)
+			return fail(db, EPERM, "%s shows only zero addresses: run as root "
+						"(kernel.kptr_restrict hides them otherwise)", path);
+		return fail(db, errno, "cannot parse %s: %s", path, strerror(errno));
+	}
+	if (st.malformed) {
+		char lines[64] = "";
+		size_t i, off = 0;
+
+		for (i = 0; i < st.malformed && i < KSYM_MAX_BAD_LINES; i++)
+			off += snprintf(lines + off, sizeof(lines) - off, "%s%zu", i ? ", " : "",
+					st.bad_line[i]);
+		warn(db, "%s: %zu malformed lines skipped (line %s%s)", path, st.malformed, lines,
+		     st.malformed > KSYM_MAX_BAD_LINES ? ", ..." : "");
+	}
+	return 0;
+}
+
+/* Cache lookup, timed as reading; a bad file is reported and left to be replaced. */
+static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const char *source,
+				    struct ksym_cache_key *key)
+{
+	uint64_t t0 = now_ns();
+	struct ksym_table *t = NULL;
+
+	if (db->opts.no_cache || ksym_cache__live_key(key, source))
+		return NULL;
+	t = ksym_cache__load(db->opts.cache_dir, name, key);
+	db->phase_ns[KSYM_PH_READ] += now_ns() - t0;
+	if (t)
+		return t;
+	if (errno == EBADMSG || errno == EPERM)
+		warn(db, "ignoring cache %s/%s: %s; rebuilding it", db->opts.cache_dir, name,
+		     errno == EPERM ? "not a private root-owned file" : "corrupt or truncated");
+	else if (errno == ESTALE && db->opts.verbose)
+		warn(db, "cache %s/%s is stale (modules changed); rebuilding it",
+		     db->opts.cache_dir, name);
+	return NULL;
+}
+
+static void cache_put(struct ksym_db *db, const char *name, const struct ksym_cache_key *key,
+		      const struct ksym_table *t)
+{
+	int err;
+
+	if (db->opts.no_cache || !key->boot_id[0])
+		return;
+	err = ksym_cache__store(db->opts.cache_dir, name, key, t);
+	if (err && db->opts.verbose)
+		warn(db, "cannot write cache %s/%s: %s", db->opts.cache_dir, name, strerror(-err));
+}
+
+static bool live_kallsyms(const struct ksym_db *db)
+{
+	return !db->opts.kallsyms_path && !db->opts.system_map_path && !db->opts.vmlinux_path;
+}
+
+/* Every symbol, or text only when it is just for the join. */
+static int load_kallsyms(struct ksym_db *db, bool text_only)
+{
+	const struct ksym_db_opts *o = &db->opts;
+	struct ksym_cache_key key = {};
+	uint64_t t0;
+	int err;
+
+	if (db->kallsyms)
+		return 0;
+	if (o->system_map_path)
+		return load_file(db, KSYM_FMT_SYSTEM_MAP, o->system_map_path, text_only,
+				 &db->kallsyms);
+	if (o->vmlinux_path) {
+		struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = text_only };
+
+		t0 = now_ns();
+		db->kallsyms = ksym_table__load_elf(o->vmlinux_path, &po);
+		db->phase_ns[KSYM_PH_PARSE] += now_ns() - t0;
+		if (!db->kallsyms)
+			return fail(db, errno, "cannot load symbols from %s: %s", o->vmlinux_path,
+				    errno == ENODATA ? "no symbol table (stripped)" :
+				    errno == ENOEXEC ? "not an ELF file" : strerror(errno));
+		return 0;
+	}
+	if (o->kallsyms_path)
+		return load_file(db, KSYM_FMT_KALLSYMS, o->kallsyms_path, text_only, &db->kallsyms);
+	if (!text_only) {
+		db->kallsyms = cache_get(db, "kallsyms", "/proc/kallsyms", &key);
+		if (db->kallsyms) {
+			db->cached |= KSYM_DB_KALLSYMS;
+			return 0;
+		}
+	}
+	err = load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", text_only, &db->kallsyms);
+	if (err)
+		return err;
+	if (!text_only)
+		cache_put(db, "kallsyms", &key, db->kallsyms);
+	return 0;
+}
+
+/* tracefs: its own mount, or under debugfs on older setups. */
+static int find_tracefs(struct ksym_db *db)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[128];
+	size_t i;
+
+	if (db->opts.tracefs_path) {
+		snprintf(db->tracefs, sizeof(db->tracefs), "%s", db->opts.tracefs_path);
+		return 0;
+	}
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/available_filter_functions", dirs[i]);
+		if (access(path, F_OK) == 0) {
+			snprintf(db->tracefs, sizeof(db->tracefs), "%s", dirs[i]);
+			return 0;
+		}
+		/* tracefs is mode 0700: an unprivileged user cannot even look */
+		if (errno == EACCES)
+			return fail(db, EACCES, "cannot access %s: Permission denied (run as root)",
+				    dirs[i]);
+	}
+	return fail(db, ENOENT,
+		    "tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+}
+
+/* The names-only list joined with kallsyms text symbols. */
+static int join_funcs(struct ksym_db *db, const char *funcs_path)
+{
+	uint64_t t0;
+	int err, left;
+
+	err = load_file(db, KSYM_FMT_FUNCS, funcs_path, false, &db->funcs);
+	if (!err)
+		err = load_kallsyms(db, !(db->opts.need & KSYM_DB_KALLSYMS));
+	if (err)
+		return err;
+	t0 = now_ns();
+	left = ksym_table__resolve(db->funcs, db->kallsyms);
+	db->phase_ns[KSYM_PH_INDEX] += now_ns() - t0;
+	if (left < 0)
+		return fail(db, left, "cannot index symbols: %s", strerror(-left));
+	if (left && db->opts.verbose)
+		warn(db, "%d traceable functions not in kallsyms, left out", left);
+	return 0;
+}
+
+/* No readable function list: kallsyms text symbols, traceability unknown. */
+static int fallback_funcs(struct ksym_db *db, const char *why)
+{
+	char reason[sizeof(db->err)];
+	int err;
+
+	snprintf(reason, sizeof(reason), "%s", why);
+	err = load_kallsyms(db, !(db->opts.need & KSYM_DB_KALLSYMS));
+	if (err)
+		return err;
+	warn(db, "%s; using /proc/kallsyms text symbols, traceability unknown", reason);
+	db->err[0] = '\0';
+	db->funcs = db->kallsyms;
+	db->funcs_is_kallsyms = true;
+	db->funcs_source = "kallsyms (traceability unknown)";
+	return 0;
+}
+
+static int load_funcs(struct ksym_db *db)
+{
+	const struct ksym_db_opts *o = &db->opts;
+	struct ksym_cache_key key = {};
+	char path[160];
+	bool addrs;
+	int err;
+
+	db->traceability_known = true;
+	if (o->funcs_addrs_path) {
+		db->funcs_source = "available_filter_functions_addrs";
+		return load_file(db, KSYM_FMT_FUNCS_ADDRS, o->funcs_addrs_path, false, &db->funcs);
+	}
+	if (o->funcs_path) {
+		db->funcs_source = "available_filter_functions+kallsyms";
+		return join_funcs(db, o->funcs_path);
+	}
+	err = find_tracefs(db);
+	if (err) {
+		db->traceability_known = false;
+		return o->allow_unknown_traceability ? fallback_funcs(db, db->err) : err;
+	}
+	/* Linux >= 6.5: one file carries names and addresses. */
+	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", db->tracefs);
+	addrs = access(path, F_OK) == 0;
+	if (!addrs)
+		snprintf(path, sizeof(path), "%s/available_filter_functions", db->tracefs);
+	db->funcs_source = addrs ? "available_filter_functions_addrs"
+				 : "available_filter_functions+kallsyms";
+	/* a joined table is only cached with the kallsyms it came from */
+	if (addrs || live_kallsyms(db)) {
+		db->funcs = cache_get(db, "funcs", db->funcs_source, &key);
+		if (db->funcs) {
+			db->cached |= KSYM_DB_FUNCS;
+			return 0;
+		}
+	}
+	err = addrs ? load_file(db, KSYM_FMT_FUNCS_ADDRS, path, false, &db->funcs)
+		    : join_funcs(db, path);
+	if (err && (err == -EACCES || err == -EPERM) && !db->funcs &&
+	    o->allow_unknown_traceability) {
+		db->traceability_known = false;
+		return fallback_funcs(db, db->err);
+	}
+	if (!err && (addrs || live_kallsyms(db)))
+		cache_put(db, "funcs", &key, db->funcs);
+	return err;
+}
+
+static int load_blacklist(struct ksym_db *db)
+{
+	const char *path = db->opts.blacklist_path ? db->opts.blacklist_path
+						   : "/sys/kernel/debug/kprobes/blacklist";
+	int err;
+
+	err = load_file(db, KSYM_FMT_BLACKLIST, path, false, &db->blacklist);
+	if (err && !db->opts.blacklist_path) {
+		/* optional unless asked for by name: debugfs may not be mounted */
+		if (db->opts.verbose)
+			warn(db, "%s", db->err);
+		db->err[0] = '\0';
+		return 0;
+	}
+	return err;
+}
+
+int ksym_db__load(struct ksym_db *db)
+{
+	unsigned int need = db->opts.need;
+	int err = 0;
+
+	if (need & KSYM_DB_FUNCS && !db->funcs)
+		err = load_funcs(db);
+	if (!err && need & KSYM_DB_KALLSYMS)
+		err = load_kallsyms(db, false);
+	if (!err && need & KSYM_DB_BLACKLIST && !db->blacklist)
+		err = load_blacklist(db);
+	return err;
+}
