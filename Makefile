@@ -83,7 +83,7 @@ run: $(OUTPUT)/ksymattach
 	OUTPUT=$(OUTPUT) scripts/run $(KERNEL) $(ARGS)
 
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
-UNIT_TESTS := test_ksym test_ksym_real
+UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan)
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

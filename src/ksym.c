@@ -216,16 +216,27 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 
 int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, void *ctx)
 {
-	size_t plen = strcspn(glob, "*?["), i;
+	const char *colon = strchr(glob, ':');
+	char module[64];
+	size_t plen, i;
 	struct ksym sym;
 	int ret;
 
+	if (colon) {
+		if ((size_t)(colon - glob) >= sizeof(module))
+			return -ENAMETOOLONG;
+		memcpy(module, glob, colon - glob);
+		module[colon - glob] = '\0';
+		glob = colon + 1;
+	}
+	plen = strcspn(glob, "*?[");
 	for (i = 0; i < t->cnt; i++) {
 		const struct ksym_ent *e = &t->ents[i];
 		const char *name = ksym_ent_name(t, e);
 
 		/* literal prefix first: most names fail in the first byte or two */
-		if (strncmp(name, glob, plen) || !ksym_glob_match(glob + plen, name + plen))
+		if (strncmp(name, glob, plen) || !ksym_glob_match(glob + plen, name + plen) ||
+		    (colon && !mod_ok(t, e, module)))
 			continue;
 		fill(t, e, &sym);
 		ret = fn(&sym, ctx);

@@ -106,8 +106,9 @@ int ksym_table__find(const struct ksym_table *t, const char *name, const char *m
 /* The symbol containing addr (greatest addr' <= addr); -ENOENT below the first. */
 int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out);
 
-/* Calls fn for every symbol whose name matches glob, in address order; stops
- * when fn returns nonzero and returns that value, else 0. */
+/* Calls fn for every symbol whose name matches glob ("mod:glob" restricts to a
+ * module, ":glob" to vmlinux), in address order;
+ * stops when fn returns nonzero and returns that value, else 0. */
 typedef int (*ksym_fn)(const struct ksym *sym, void *ctx);
 int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, void *ctx);
 

@@ -298,10 +298,17 @@ static void test_match(void **state)
 	t = tbl(KSYM_FMT_FUNCS_ADDRS,
 		"ffffffff81000100 vfs_read\n"
 		"ffffffff81000200 vfs_write\n"
-		"ffffffff81000300 do_sys_open\n");
+		"ffffffff81000300 do_sys_open\n"
+		"ffffffffc0000100 mod_fn [mod]\n");
 	assert_non_null(t);
 	assert_int_equal(ksym_table__match(t, "vfs_*", count_fn, &c), 0);
 	assert_int_equal(c.n, 2);
+	c = (struct count_ctx){};
+	assert_int_equal(ksym_table__match(t, "mod:*", count_fn, &c), 0);
+	assert_int_equal(c.n, 1);
+	c = (struct count_ctx){};
+	assert_int_equal(ksym_table__match(t, ":*", count_fn, &c), 0);
+	assert_int_equal(c.n, 3);	/* empty module: vmlinux */
 	c = (struct count_ctx){ .stop_at = "vfs_read" };
 	assert_int_equal(ksym_table__match(t, "*", count_fn, &c), 42);
 	assert_int_equal(c.n, 1);

@@ -3,6 +3,7 @@ series=$1
 cd /host/tests || exit 1
 . ./lib.sh
 echo "# guest $(uname -r)"
+. ./lookup.sh
 case $series in
 6.1) . ./old.sh ;;
 *) . ./multi.sh ;;

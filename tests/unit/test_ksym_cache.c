@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The cache, other sources (blacklist, ELF, System.map) and the %pS formatter. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ksym.h"
+
+static char dir[] = "/tmp/ksym-cache-test.XXXXXX";
+
+static struct ksym_table *tbl(enum ksym_format fmt, const char *text)
+{
+	char *buf = strdup(text);
+
+	assert_non_null(buf);
+	return ksym_table__parse(fmt, buf, strlen(text), NULL);
+}
+
+static const char *sample =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T vfs_read\n"
+	"ffffffff81000200 t dup\n"
+	"ffffffff81000300 t dup\n"
+	"ffffffffc0001000 t v9fs_kill_super\t[9p]\n";
+
+static struct ksym_cache_key key_of(const char *boot)
+{
+	struct ksym_cache_key k = {};
+
+	snprintf(k.boot_id, sizeof(k.boot_id), "%s", boot);
+	snprintf(k.release, sizeof(k.release), "6.12.0-test");
+	snprintf(k.source, sizeof(k.source), "test");
+	k.modules_hash = 42;
+	return k;
+}
+
+static char *path_of(const char *name)
+{
+	static char p[2][256];
+	static int n;
+
+	n ^= 1;
+	snprintf(p[n], sizeof(p[n]), "%s/%s", dir, name);
+	return p[n];
+}
+
+static void store_sample(const char *name, struct ksym_cache_key *k)
+{
+	struct ksym_table *t = tbl(KSYM_FMT_KALLSYMS, sample);
+
+	assert_non_null(t);
+	assert_int_equal(ksym_cache__store(dir, name, k, t), 0);
+	ksym_table__free(t);
+}
+
+static void test_roundtrip(void **state)
+{
+	struct ksym_cache_key k = key_of("boot-a");
+	struct ksym_table *t;
+	struct ksym s[4];
+	struct stat st;
+
+	(void)state;
+	store_sample("rt", &k);
+	assert_int_equal(stat(path_of("rt"), &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	t = ksym_cache__load(dir, "rt", &k);
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 5);
+	/* the index is there without a batch, and batches are harmless */
+	assert_int_equal(ksym_table__find(t, "dup", NULL, s, 4), 2);
+	assert_int_equal(s[0].addr, 0xffffffff81000200ull);
+	assert_int_equal(ksym_table__batch_begin(t), 0);
+	ksym_table__batch_end(t);
+	assert_int_equal(ksym_table__find(t, "9p:v9fs_kill_super", NULL, s, 4), 1);
+	assert_string_equal(s[0].module, "9p");
+	assert_int_equal(ksym_table__addr(t, 0xffffffff81000150ull, s), 0);
+	assert_string_equal(s[0].name, "vfs_read");
+	assert_int_equal(s[0].size, 0x100);
+	/* read-only: the join refuses it */
+	assert_int_equal(ksym_table__resolve(t, t), -EROFS);
+	ksym_table__free(t);
+}
+
+static void test_stale_key(void **state)
+{
+	struct ksym_cache_key k = key_of("boot-a"), other;
+
+	(void)state;
+	store_sample("stale", &k);
+	other = key_of("boot-b");
+	assert_null(ksym_cache__load(dir, "stale", &other));
+	assert_int_equal(errno, ESTALE);
+	other = key_of("boot-a");
+	other.modules_hash++;	/* a module came or went */
+	assert_null(ksym_cache__load(dir, "stale", &other));
+	assert_int_equal(errno, ESTALE);
+	assert_null(ksym_cache__load(dir, "missing", &k));
+	assert_int_equal(errno, ENOENT);
+}
+
+static void test_truncated_and_flipped(void **state)
+{
+	struct ksym_cache_key k = key_of("boot-a");
+	struct stat st;
+	off_t off;
+	char c;
+	int fd;
+
+	(void)state;
+	store_sample("trunc", &k);
+	assert_int_equal(stat(path_of("trunc"), &st), 0);
+	assert_int_equal(truncate(path_of("trunc"), st.st_size - 1), 0);
+	assert_null(ksym_cache__load(dir, "trunc", &k));
+	assert_int_equal(errno, EBADMSG);
+	assert_int_equal(truncate(path_of("trunc"), 10), 0);
+	assert_null(ksym_cache__load(dir, "trunc", &k));
+	assert_int_equal(errno, EBADMSG);
+
+	/* one flipped bit anywhere: header, entries, index, strings */
+	store_sample("flip", &k);
+	assert_int_equal(stat(path_of("flip"), &st), 0);
+	for (off = 0; off < st.st_size; off += 7) {
+		fd = open(path_of("flip"), O_RDWR);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &c, 1, off), 1);
+		c ^= 0x10;
+		assert_int_equal(pwrite(fd, &c, 1, off), 1);
+		assert_null(ksym_cache__load(dir, "flip", &k));
+		assert_true(errno == EBADMSG || errno == ESTALE);
+		c ^= 0x10;
+		assert_int_equal(pwrite(fd, &c, 1, off), 1);
+		close(fd);
+	}
+	/* restored: good again */
+	ksym_table__free(ksym_cache__load(dir, "flip", &k));
+}
+
+static void test_unsafe_files(void **state)
+{
+	struct ksym_cache_key k = key_of("boot-a");
+	struct ksym_table *t;
+
+	(void)state;
+	store_sample("good", &k);
+	/* a symlink to a good cache is still refused (O_NOFOLLOW) */
+	assert_int_equal(symlink(path_of("good"), path_of("link")), 0);
+	assert_null(ksym_cache__load(dir, "link", &k));
+	assert_int_equal(errno, EPERM);
+	/* readable by others */
+	store_sample("mode", &k);
+	assert_int_equal(chmod(path_of("mode"), 0644), 0);
+	assert_null(ksym_cache__load(dir, "mode", &k));
+	assert_int_equal(errno, EPERM);
+	/* owned by someone else */
+	store_sample("owner", &k);
+	assert_int_equal(chown(path_of("owner"), 65534, 65534), 0);
+	t = ksym_cache__load(dir, "owner", &k);
+	if (geteuid() == 0) {
+		assert_null(t);
+		assert_int_equal(errno, EPERM);
+	}
+	ksym_table__free(t);
+	/* not a regular file */
+	assert_int_equal(mkdir(path_of("adir"), 0700), 0);
+	assert_null(ksym_cache__load(dir, "adir", &k));
+	assert_int_equal(errno, EPERM);
+	/* a directory others may write to is not used for writing */
+	assert_int_equal(chmod(dir, 0777), 0);
+	t = tbl(KSYM_FMT_KALLSYMS, sample);
+	assert_int_equal(ksym_cache__store(dir, "x", &k, t), -EPERM);
+	ksym_table__free(t);
+	assert_int_equal(chmod(dir, 0700), 0);
+}
+
+static void test_live_key(void **state)
+{
+	struct ksym_cache_key a, b;
+
+	(void)state;
+	assert_int_equal(ksym_cache__live_key(&a, "src"), 0);
+	assert_int_equal(ksym_cache__live_key(&b, "src"), 0);
+	assert_int_equal(strlen(a.boot_id), 36);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_int_equal(ksym_cache__live_key(&b, "other"), 0);
+	assert_string_not_equal(a.source, b.source);
+}
+
+static void test_blacklist(void **state)
+{
+	struct ksym_table *t;
+	struct ksym s;
+
+	(void)state;
+	t = tbl(KSYM_FMT_BLACKLIST,
+		"0xffffffff9b608940-0xffffffff9b608970\twarn_thunk_thunk\n"
+		"0xffffffff9c401030-0xffffffff9c401050\tasm_exc_divide_error\n"
+		"0xffffffffc0001000-0xffffffffc0001010\tmod_fn\t[mod]\n"
+		"0xffffffff9c401050-0xffffffff9c401040\tbackwards\n"
+		"ffffffff9c401050-0xffffffff9c401060\tno_prefix\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 3);
+	assert_int_equal(ksym_table__addr(t, 0xffffffff9c401040ull, &s), 0);
+	assert_string_equal(s.name, "asm_exc_divide_error");
+	assert_int_equal(s.size, 0x20);	/* the range, not the gap to the next */
+	assert_int_equal(ksym_table__addr(t, 0xffffffffc0001008ull, &s), 0);
+	assert_string_equal(s.module, "mod");
+	ksym_table__free(t);
+}
+
+static void test_snprint(void **state)
+{
+	struct ksym s = { .addr = 0x1000, .size = 0x150, .name = "vfs_read" };
+	char buf[128];
+
+	(void)state;
+	ksym__snprint(buf, sizeof(buf), &s, 0x101c);
+	assert_string_equal(buf, "vfs_read+0x1c/0x150");
+	s.module = "9p";
+	s.size = 0;
+	ksym__snprint(buf, sizeof(buf), &s, 0x1000);
+	assert_string_equal(buf, "vfs_read+0x0 [9p]");
+}
+
+/* The ELF loader agrees with nm on a binary of our own. */
+static void test_elf_vs_nm(void **state)
+{
+	char self[256];
+	struct ksym_table *t;
+	struct ksym s[8];
+	char cmd[512], line[600], name[512], type;
+	unsigned long addr;
+	size_t checked = 0;
+	FILE *p;
+
+	(void)state;
+	/* resolved here: for nm, /proc/self/exe would be nm */
+	memset(self, 0, sizeof(self));
+	assert_true(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0);
+	t = ksym_table__load_elf(self, NULL);
+	assert_non_null(t);
+	snprintf(cmd, sizeof(cmd), "nm --defined-only '%s'", self);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		int n, i;
+		bool hit = false;
+
+		if (sscanf(line, "%lx %c %511s", &addr, &type, name) != 3)
+			continue;
+		if (type != 'T' && type != 't')
+			continue;
+		n = ksym_table__find(t, name, NULL, s, 8);
+		for (i = 0; i < n && i < 8; i++)
+			hit |= s[i].addr == addr && (s[i].type == 'T' || s[i].type == 't');
+		if (!hit)
+			fail_msg("%s at %lx: not found by the ELF loader", name, addr);
+		checked++;
+	}
+	pclose(p);
+	assert_true(checked > 20);
+	ksym_table__free(t);
+
+	/* not an ELF file */
+	assert_null(ksym_table__load_elf("/proc/self/status", NULL));
+	assert_int_equal(errno, ENOEXEC);
+}
+
+static void test_system_map(void **state)
+{
+	struct ksym_table *t;
+	struct ksym s;
+
+	(void)state;
+	t = tbl(KSYM_FMT_SYSTEM_MAP,
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T vfs_read\n"
+		"ffffffff81000100 T vfs_read [mod]\n");	/* no modules in a System.map */
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 2);
+	assert_int_equal(ksym_table__addr(t, 0xffffffff81000101ull, &s), 0);
+	assert_string_equal(s.name, "vfs_read");
+	ksym_table__free(t);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_stale_key),
+		cmocka_unit_test(test_truncated_and_flipped),
+		cmocka_unit_test(test_unsafe_files),
+		cmocka_unit_test(test_live_key),
+		cmocka_unit_test(test_blacklist),
+		cmocka_unit_test(test_snprint),
+		cmocka_unit_test(test_elf_vs_nm),
+		cmocka_unit_test(test_system_map),
+	};
+
+	return cmocka_run_group_tests_name("ksym-cache-sources", tests, setup, teardown);
+}

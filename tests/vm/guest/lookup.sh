@@ -1,0 +1,36 @@
+# The lookup layer on a live kernel: cache, sym/addr, module changes.
+rm -rf /run/ksymattach
+$K -l -p 'vfs_*' -o json > $O/cold.json
+$K -l -p 'vfs_*' -o json > $O/warm.json
+check "first run reads the kernel's files" grep -q '"cached":false' $O/cold.json
+check "second run is served from the cache" grep -q '"cached":true' $O/warm.json
+is "$(json_int matched $O/warm.json)" "$(json_int matched $O/cold.json)" "cached run matches the same functions"
+check "cache file is root-only" sh -c '[ "$(stat -c %a:%u /run/ksymattach/funcs)" = 600:0 ]'
+$K -l -p 'vfs_*' -o json --no-cache > $O/nocache.json
+check "--no-cache reads the files" grep -q '"cached":false' $O/nocache.json
+
+# a corrupt cache is ignored with a warning and rebuilt
+printf 'XXXX' | dd of=/run/ksymattach/funcs bs=1 seek=100 conv=notrunc 2>/dev/null
+$K -l -p 'vfs_*' -o json > $O/corrupt.json 2> $O/corrupt.err
+check "corrupt cache: warned" grep -q 'ignoring cache.*corrupt' $O/corrupt.err
+is "$(json_int matched $O/corrupt.json)" "$(json_int matched $O/cold.json)" "corrupt cache: same result"
+$K -l -p 'vfs_*' -o json > $O/rebuilt.json
+check "corrupt cache: rebuilt" grep -q '"cached":true' $O/rebuilt.json
+
+# loading a module invalidates it, and its functions resolve at once
+insmod /modules/dummy.ko
+$K -l -p 'dummy:*' -o json > $O/mod.json
+check "module load invalidates the cache" grep -q '"cached":false' $O/mod.json
+check "new module's functions resolve" grep -q '"module":"dummy"' $O/mod.json
+rmmod dummy
+$K -l -p 'dummy:*' > /dev/null 2> $O/gone.err
+check "after unload they are gone" grep -q "no traceable function matches 'dummy:\*'" $O/gone.err
+
+# sym and addr against the live kernel
+$K sym vfs_read -o json > $O/sym.json
+check "sym: vfs_read is traceable" grep -q '"name":"vfs_read".*"traceable":true' $O/sym.json
+a=$(awk '$3 == "vfs_read" { print $1 }' /proc/kallsyms)
+$K addr "$(printf '%x' $((0x$a + 16)))" > $O/addr.txt
+check "addr: vfs_read+0x10" grep -q ' vfs_read+0x10/0x' $O/addr.txt
+$K sym 9pnet:p9_client_create > $O/msym.txt
+check "sym mod:name finds a module function" grep -q 'p9_client_create.*9pnet' $O/msym.txt
