@@ -17,7 +17,8 @@ LDLIBS := -lelf -lz -lzstd -pthread
 
 # Userspace: one file per responsibility (CLI -> attach engine -> lookup layer).
 KSYM_SRCS := src/ksym.c src/ksym_parse.c src/ksym_cache.c src/ksym_db.c src/ksym_elf.c src/glob.c
-APP_SRCS := src/main.c src/query.c src/attach.c src/report.c $(KSYM_SRCS)
+APP_SRCS := src/main.c src/query.c src/bench.c src/bench_ref.c src/attach.c src/report.c \
+	$(KSYM_SRCS)
 APP_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(APP_SRCS))
 BPF_APPS := ksymattach
 
@@ -112,6 +113,13 @@ check-host: all $(DATA)
 	$(TEST_ENV) prove -f --exec '' tests/host/*.t
 check-vm: all
 	$(TEST_ENV) prove -f --exec '' tests/vm/*.t
+
+# The lookup layer against the reference methods, on the live table and the
+# VM kernels' captured ones. Prints ratios measured side by side in one run.
+.PHONY: bench
+bench: all $(DATA)
+	$(OUTPUT)/ksymattach bench /proc/kallsyms $(OUTPUT)/data/6.12/kallsyms \
+		$(OUTPUT)/data/6.1/kallsyms $(BENCH_ARGS)
 
 # Re-capture the guests' symbol files into tests/data (commit the result).
 .PHONY: fixtures

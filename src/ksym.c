@@ -61,6 +61,7 @@ void ksym_table__free(struct ksym_table *t)
 		return;
 	}
 	free(t->slots);
+	free(t->dup_next);
 	free(t->ents);
 	free(t->mods);
 	free(t->buf);
@@ -90,42 +91,58 @@ int ksym_table__at(const struct ksym_table *t, size_t i, struct ksym *out)
 	return 0;
 }
 
-struct ksym_slot *ksym_build_slots(const struct ksym_ent *ents, size_t cnt, const char *buf,
-				   uint32_t *mask)
+int ksym_build_index(const struct ksym_ent *ents, size_t cnt, const char *buf,
+		     struct ksym_slot **slotsp, uint32_t **dup_nextp, uint32_t *mask)
 {
+	uint32_t nslots = 16, m, i, *tail, *dup_next;
 	struct ksym_slot *slots;
-	uint32_t nslots = 16, m, i;
 
 	while (nslots < cnt + cnt / 3)
 		nslots <<= 1;
 	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
-		return NULL;
-	m = nslots - 1;
-	/* Inserting in address order keeps duplicates in address order on the probe path. */
-	for (i = 0; i < cnt; i++) {
-		uint32_t h = ksym_hash(buf + ents[i].name), s = h & m;
-
-		while (slots[s].idx)
-			s = (s + 1) & m;
-		slots[s].hash = h;
-		slots[s].idx = i + 1;
+	dup_next = calloc(cnt ? cnt : 1, sizeof(*dup_next));
+	tail = calloc(nslots, sizeof(*tail));	/* per slot: last entry of its chain */
+	if (!slots || !dup_next || !tail) {
+		free(slots);
+		free(dup_next);
+		free(tail);
+		return -ENOMEM;
 	}
+	m = nslots - 1;
+	/* entries go in in address order, so every chain is in address order */
+	for (i = 0; i < cnt; i++) {
+		const char *name = buf + ents[i].name;
+		uint32_t h = ksym_hash(name), s = h & m;
+
+		for (; slots[s].idx; s = (s + 1) & m)
+			if (slots[s].hash == h && !strcmp(buf + ents[slots[s].idx - 1].name, name))
+				break;
+		if (slots[s].idx) {
+			dup_next[tail[s] - 1] = i + 1;
+		} else {
+			slots[s].hash = h;
+			slots[s].idx = i + 1;
+		}
+		tail[s] = i + 1;
+	}
+	free(tail);
+	*slotsp = slots;
+	*dup_nextp = dup_next;
 	*mask = m;
-	return slots;
+	return 0;
 }
 
 int ksym_table__batch_begin(struct ksym_table *t)
 {
+	int err;
+
 	/* a cached table carries its index for good */
 	if (t->batch_refs++ || t->map)
 		return 0;
-	t->slots = ksym_build_slots(t->ents, t->cnt, t->buf, &t->slot_mask);
-	if (!t->slots) {
+	err = ksym_build_index(t->ents, t->cnt, t->buf, &t->slots, &t->dup_next, &t->slot_mask);
+	if (err)
 		t->batch_refs = 0;
-		return -ENOMEM;
-	}
-	return 0;
+	return err;
 }
 
 void ksym_table__batch_end(struct ksym_table *t)
@@ -133,7 +150,9 @@ void ksym_table__batch_end(struct ksym_table *t)
 	if (t->batch_refs <= 0 || --t->batch_refs || t->map)
 		return;
 	free(t->slots);
+	free(t->dup_next);
 	t->slots = NULL;
+	t->dup_next = NULL;
 	t->slot_mask = 0;
 }
 
@@ -164,13 +183,12 @@ int ksym_table__find(const struct ksym_table *t, const char *name, const char *m
 		name = colon + 1;
 	}
 	if (t->slots) {
-		uint32_t h = ksym_hash(name), s = h & t->slot_mask;
+		uint32_t i1;
 
-		for (; t->slots[s].idx; s = (s + 1) & t->slot_mask) {
-			const struct ksym_ent *e = &t->ents[t->slots[s].idx - 1];
+		for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->dup_next[i1 - 1]) {
+			const struct ksym_ent *e = &t->ents[i1 - 1];
 
-			if (t->slots[s].hash != h || strcmp(ksym_ent_name(t, e), name) ||
-			    !mod_ok(t, e, module))
+			if (!mod_ok(t, e, module))
 				continue;
 			if (n < max)
 				fill(t, e, &out[n]);
@@ -251,38 +269,20 @@ static bool is_text(char type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
-/* Entries named like e (same module) that precede it in t; needs t's index. */
-static uint32_t rank_of(const struct ksym_table *t, size_t i)
+/* Of the entries named like entry i in its module: how many precede it, and all. */
+static void rank_of(const struct ksym_table *t, size_t i, uint32_t *rank, uint32_t *cnt)
 {
 	const struct ksym_ent *e = &t->ents[i];
 	const char *name = ksym_ent_name(t, e);
-	uint32_t h = ksym_hash(name), s, rank = 0;
+	uint32_t i1;
 
-	for (s = h & t->slot_mask; t->slots[s].idx; s = (s + 1) & t->slot_mask) {
-		const struct ksym_ent *o = &t->ents[t->slots[s].idx - 1];
-
-		if (t->slots[s].idx - 1 >= i)
-			break;	/* chain is in index order */
-		if (t->slots[s].hash == h && o->mod == e->mod && !strcmp(ksym_ent_name(t, o), name))
-			rank++;
+	*rank = *cnt = 0;
+	for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->dup_next[i1 - 1]) {
+		if (t->ents[i1 - 1].mod != e->mod)
+			continue;
+		*rank += i1 - 1 < i;
+		(*cnt)++;
 	}
-	return rank;
-}
-
-/* How many entries of t share e's name and module. */
-static uint32_t rank_cnt(const struct ksym_table *t, size_t i)
-{
-	const struct ksym_ent *e = &t->ents[i];
-	const char *name = ksym_ent_name(t, e);
-	uint32_t h = ksym_hash(name), s, n = 0;
-
-	for (s = h & t->slot_mask; t->slots[s].idx; s = (s + 1) & t->slot_mask) {
-		const struct ksym_ent *o = &t->ents[t->slots[s].idx - 1];
-
-		if (t->slots[s].hash == h && o->mod == e->mod && !strcmp(ksym_ent_name(t, o), name))
-			n++;
-	}
-	return n;
 }
 
 static bool same_mod(const char *a, const char *b)
@@ -309,19 +309,16 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 		struct ksym_ent *f = &funcs->ents[i];
 		const char *name = ksym_ent_name(funcs, f);
 		const char *mod = ksym_ent_mod(funcs, f);
-		uint32_t h, s, k = 0, rank;
+		uint32_t i1, k = 0, rank, cnt;
 
 		if (!(f->flags & KSYM_F_UNRESOLVED))
 			continue;
-		rank = rank_of(funcs, i);
-		h = ksym_hash(name);
-		for (s = h & kallsyms->slot_mask; kallsyms->slots[s].idx;
-		     s = (s + 1) & kallsyms->slot_mask) {
-			const struct ksym_ent *e = &kallsyms->ents[kallsyms->slots[s].idx - 1];
+		rank_of(funcs, i, &rank, &cnt);
+		for (i1 = ksym_index_first(kallsyms, name, ksym_hash(name)); i1;
+		     i1 = kallsyms->dup_next[i1 - 1]) {
+			const struct ksym_ent *e = &kallsyms->ents[i1 - 1];
 
-			if (kallsyms->slots[s].hash != h || !is_text(e->type) ||
-			    strcmp(ksym_ent_name(kallsyms, e), name) ||
-			    !same_mod(mod, ksym_ent_mod(kallsyms, e)))
+			if (!is_text(e->type) || !same_mod(mod, ksym_ent_mod(kallsyms, e)))
 				continue;
 			if (k++ == rank) {
 				f->addr = e->addr;
@@ -330,7 +327,7 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 			}
 		}
 		/* more text symbols of the name than ftrace lists: which is which is a guess */
-		if (k != rank_cnt(funcs, i))
+		if (k != cnt)
 			f->flags |= KSYM_F_AMBIGUOUS;
 		unresolved += !!(f->flags & KSYM_F_UNRESOLVED);
 	}

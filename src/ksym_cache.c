@@ -17,7 +17,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 1
+#define CACHE_VERSION 4	/* 4: word-at-a-time ksym_hash() */
 
 struct cache_hdr {
 	char magic[8];
@@ -153,7 +153,7 @@ static struct ksym_table *bad(void *map, size_t len, int err)
 struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 				    const struct ksym_cache_key *key)
 {
-	size_t ents_len, mods_len, slots_len, need, i;
+	size_t ents_len, mods_len, slots_len, dups_len, need, i;
 	const struct cache_hdr *h;
 	struct ksym_table *t;
 	char path[512];
@@ -192,7 +192,8 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	ents_len = h->cnt * sizeof(struct ksym_ent);
 	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
 	slots_len = h->nslots * sizeof(struct ksym_slot);
-	need = sizeof(*h) + ents_len + mods_len + slots_len + h->buf_len;
+	dups_len = align8(h->cnt * sizeof(uint32_t));
+	need = sizeof(*h) + ents_len + mods_len + slots_len + dups_len + h->buf_len;
 	if (need != (size_t)st.st_size ||
 	    sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
 		return bad(map, st.st_size, EBADMSG);
@@ -204,7 +205,8 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	t->ents = (struct ksym_ent *)p;
 	t->mods = (uint32_t *)(p + ents_len);
 	t->slots = (struct ksym_slot *)(p + ents_len + mods_len);
-	t->buf = p + ents_len + mods_len + slots_len;
+	t->dup_next = (uint32_t *)(p + ents_len + mods_len + slots_len);
+	t->buf = p + ents_len + mods_len + slots_len + dups_len;
 	t->len = h->buf_len;
 	t->cnt = h->cnt;
 	t->mod_cnt = h->mod_cnt;
@@ -218,8 +220,10 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	for (i = 0; i < t->mod_cnt; i++)
 		if (t->mods[i] >= t->len)
 			goto corrupt;
+	/* chains only go forward, so no corruption can make a lookup loop */
 	for (i = 0; i < t->cnt; i++)
-		if (t->ents[i].name >= t->len || t->ents[i].mod > t->mod_cnt)
+		if (t->ents[i].name >= t->len || t->ents[i].mod > t->mod_cnt ||
+		    (t->dup_next[i] && (t->dup_next[i] <= i + 1 || t->dup_next[i] > t->cnt)))
 			goto corrupt;
 	for (i = 0; i < h->nslots; i++)
 		if (t->slots[i].idx > t->cnt)
@@ -268,7 +272,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	struct cache_hdr h = {};
 	struct ksym_ent *ents = NULL;
 	struct ksym_slot *slots = NULL;
-	uint32_t *mods = NULL, mask;
+	uint32_t *mods = NULL, *dups = NULL, mask;
 	char *strs = NULL, path[512], tmp[520];
 	size_t slen = 0, scap, mods_len, i;
 	int fd = -1, err;
@@ -306,8 +310,8 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 		slen += l;
 	}
 	strs[slen++] = '\0';	/* never empty */
-	slots = ksym_build_slots(ents, t->cnt, strs, &mask);
-	if (!slots)
+	err = ksym_build_index(ents, t->cnt, strs, &slots, &dups, &mask);
+	if (err)
 		goto out;
 
 	memcpy(h.magic, CACHE_MAGIC, 8);
@@ -323,15 +327,18 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	{
 		/* the checksum runs over the payload as laid out in the file */
 		size_t el = t->cnt * sizeof(*ents), sl = h.nslots * sizeof(*slots);
-		size_t total = el + mods_len + sl + slen;
-		char *pay = malloc(total ? total : 1);
+		size_t dl = align8(t->cnt * sizeof(*dups));
+		size_t total = el + mods_len + sl + dl + slen;
+		char *pay = calloc(1, total ? total : 1);
 
+		err = -ENOMEM;
 		if (!pay)
 			goto out;
 		memcpy(pay, ents, el);
 		memcpy(pay + el, mods, mods_len);
 		memcpy(pay + el + mods_len, slots, sl);
-		memcpy(pay + el + mods_len + sl, strs, slen);
+		memcpy(pay + el + mods_len + sl, dups, t->cnt * sizeof(*dups));
+		memcpy(pay + el + mods_len + sl + dl, strs, slen);
 		h.payload_sum = sum64(pay, total);
 		h.hdr_sum = hdr_sum(&h);
 
@@ -366,5 +373,6 @@ out:
 	free(ents);
 	free(mods);
 	free(slots);
+	free(dups);
 	return err;
 }

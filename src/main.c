@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "bench.h"
 #include "query.h"
 #include "report.h"
 
@@ -27,6 +28,7 @@ enum command {
 	CMD_ATTACH,	/* default: -p GLOB ... */
 	CMD_SYM,
 	CMD_ADDR,
+	CMD_BENCH,
 };
 
 static struct env {
@@ -49,12 +51,16 @@ static struct env {
 	const char *funcs_addrs;
 	const char *blacklist;
 	const char *cache_dir;
+	int rounds;
+	size_t lookups;
+	const char *rss_probe;
+	bool rss_probe_ref;
 } env = {
 	.top = 20,
 };
 
 const char *argp_program_version = "ksymattach 0.1";
-static const char args_doc[] = "[sym NAME... | addr ADDR...]";
+static const char args_doc[] = "[sym NAME... | addr ADDR... | bench [FILE...]]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
@@ -66,7 +72,8 @@ static const char doc[] =
 "    ksymattach -p 'vfs_*' -d 5       # count hits for 5 seconds\n"
 "    ksymattach -l -p 'tcp_v4_*'      # list the matching functions only\n"
 "    ksymattach sym vfs_read 9p:v9fs_set_super\n"
-"    ksymattach addr ffffffff81234567 -o json\n";
+"    ksymattach addr ffffffff81234567 -o json\n"
+"    ksymattach bench                 # lookup layer vs the fscanf method\n";
 
 enum {
 	OPT_KALLSYMS = 0x100,
@@ -77,6 +84,10 @@ enum {
 	OPT_BLACKLIST,
 	OPT_NO_CACHE,
 	OPT_CACHE_DIR,
+	OPT_ROUNDS,
+	OPT_LOOKUPS,
+	OPT_RSS_PROBE,
+	OPT_RSS_PROBE_REF,
 };
 
 static const struct argp_option opts[] = {
@@ -98,6 +109,10 @@ static const struct argp_option opts[] = {
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
 	{ "cache-dir", OPT_CACHE_DIR, "DIR", OPTION_HIDDEN, "Cache directory (tests)", 1 },
+	{ "rounds", OPT_ROUNDS, "N", 0, "bench: medians over N rounds (default 5)", 2 },
+	{ "lookups", OPT_LOOKUPS, "N", 0, "bench: lookups a round (default 10000)", 2 },
+	{ "rss-probe", OPT_RSS_PROBE, "FILE", OPTION_HIDDEN, "bench helper", 2 },
+	{ "rss-probe-ref", OPT_RSS_PROBE_REF, "FILE", OPTION_HIDDEN, "bench helper", 2 },
 	{ "verbose", 'v', NULL, 0, "Verbose output, including libbpf's log", 2 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 2 },
 	{},
@@ -168,6 +183,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_BLACKLIST: env.blacklist = arg; break;
 	case OPT_NO_CACHE: env.no_cache = true; break;
 	case OPT_CACHE_DIR: env.cache_dir = arg; break;
+	case OPT_ROUNDS:
+		env.rounds = strtol(arg, &end, 10);
+		if (*end || env.rounds < 1 || env.rounds > 64)
+			usage_error(state, "invalid round count '%s' (1..64)", arg);
+		break;
+	case OPT_LOOKUPS:
+		env.lookups = strtoul(arg, &end, 10);
+		if (*end || !env.lookups || *arg == '-')
+			usage_error(state, "invalid lookup count '%s'", arg);
+		break;
+	case OPT_RSS_PROBE: env.rss_probe = arg; break;
+	case OPT_RSS_PROBE_REF: env.rss_probe = arg; env.rss_probe_ref = true; break;
 	case 'v':
 		env.verbose = true;
 		break;
@@ -180,8 +207,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				env.cmd = CMD_SYM;
 			else if (!strcmp(arg, "addr"))
 				env.cmd = CMD_ADDR;
+			else if (!strcmp(arg, "bench"))
+				env.cmd = CMD_BENCH;
 			else
-				usage_error(state, "unknown command '%s' (sym or addr)", arg);
+				usage_error(state, "unknown command '%s' (sym, addr or bench)", arg);
 			break;
 		}
 		if (env.cmd == CMD_ATTACH)
@@ -193,7 +222,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (env.cmd == CMD_ATTACH && !env.pattern_cnt)
 			usage_error(state, "no function pattern given (-p GLOB)");
-		if (env.cmd != CMD_ATTACH && !env.arg_cnt)
+		if ((env.cmd == CMD_SYM || env.cmd == CMD_ADDR) && !env.arg_cnt)
 			usage_error(state, "%s needs at least one operand",
 				    env.cmd == CMD_SYM ? "sym" : "addr");
 		break;
@@ -314,6 +343,20 @@ int main(int argc, char **argv)
 
 	if (env.cmd == CMD_ATTACH)
 		return run_attach(u.release);
+	if (env.cmd == CMD_BENCH) {
+		struct bench_opts bo = {
+			.sz = sizeof(bo),
+			.files = env.args,
+			.file_cnt = env.arg_cnt,
+			.rounds = env.rounds,
+			.lookups = env.lookups,
+			.format = env.format,
+		};
+
+		if (env.rss_probe)
+			return bench__rss_probe(env.rss_probe, env.rss_probe_ref);
+		return bench__run(&bo);
+	}
 
 	dbo.kallsyms_path = env.kallsyms;
 	dbo.system_map_path = env.system_map;

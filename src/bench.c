@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Every figure is a median over rounds, with ours and the reference measured
+ * in the same run, rounds interleaved, so a noisy machine moves both alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_ref.h"
+#include "ksym.h"
+
+#define MAX_ROUNDS 64
+#define SCAN_LOOKUPS 200	/* linear scans are slow: fewer of them */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* xorshift: the same names and addresses on every run */
+static uint64_t rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+struct input {
+	const char *path;
+	char *data;		/* the file as read once */
+	size_t len;
+	struct ref_syms ref;
+	const char **distinct;	/* one pointer per distinct name (into ref) */
+	size_t distinct_cnt;
+	const char **hits;	/* names that exist */
+	char **misses;		/* names that do not */
+	uint64_t *addrs;
+	size_t n;
+};
+
+struct row {
+	const char *what;
+	const char *unit;
+	double ref;		/* < 0: no reference method */
+	double ours;
+};
+
+#define MAX_ROWS 16
+
+struct result {
+	const char *path;
+	size_t symbols;
+	size_t bytes;
+	struct row rows[MAX_ROWS];
+	int nrows;
+	double break_even;
+	long rss_ref_kib, rss_ours_kib;
+	bool correct;
+	char why[200];
+};
+
+static void add_row(struct result *r, const char *what, const char *unit, double ref, double ours)
+{
+	if (r->nrows < MAX_ROWS)
+		r->rows[r->nrows++] = (struct row){ what, unit, ref, ours };
+}
+
+static struct ksym_table *parse_copy(const struct input *in)
+{
+	char *buf = malloc(in->len + 1);
+
+	if (!buf)
+		return NULL;
+	memcpy(buf, in->data, in->len + 1);
+	return ksym_table__parse(KSYM_FMT_KALLSYMS, buf, in->len, NULL);
+}
+
+static int by_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ref_sym *)a)->name, ((const struct ref_sym *)b)->name);
+}
+
+static int prepare(struct input *in, size_t n)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull, lo, hi;
+	FILE *f;
+	size_t i;
+	int err;
+
+	err = ksym__read_file(in->path, &in->data, &in->len);
+	if (err)
+		return err;
+	f = fmemopen(in->data, in->len, "r");
+	if (!f)
+		return -errno;
+	err = ref_syms__parse(f, &in->ref);
+	fclose(f);
+	if (err)
+		return err;
+	if (!in->ref.cnt)
+		return -ENODATA;
+	ref_syms__sort(&in->ref);
+	in->n = n;
+	in->hits = calloc(n, sizeof(*in->hits));
+	in->misses = calloc(n, sizeof(*in->misses));
+	in->addrs = calloc(n, sizeof(*in->addrs));
+	if (!in->hits || !in->misses || !in->addrs)
+		return -ENOMEM;
+	lo = in->ref.v[0].addr;
+	hi = in->ref.v[in->ref.cnt - 1].addr;
+	/* uniform over distinct names: a tracer asks for a name, not for the 466th
+	 * "__func__.0"; the sorted copy puts each name's first instance first */
+	{
+		struct ref_syms by_name = { .cnt = in->ref.cnt };
+		size_t d = 0;
+
+		by_name.v = malloc(in->ref.cnt * sizeof(*by_name.v));
+		if (!by_name.v)
+			return -ENOMEM;
+		memcpy(by_name.v, in->ref.v, in->ref.cnt * sizeof(*by_name.v));
+		qsort(by_name.v, by_name.cnt, sizeof(*by_name.v), by_name_cmp);
+		in->distinct = malloc(in->ref.cnt * sizeof(*in->distinct));
+		if (!in->distinct) {
+			free(by_name.v);
+			return -ENOMEM;
+		}
+		for (i = 0; i < by_name.cnt; i++)
+			if (!i || strcmp(by_name.v[i].name, by_name.v[i - 1].name))
+				in->distinct[d++] = by_name.v[i].name;
+		in->distinct_cnt = d;
+		free(by_name.v);
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = in->distinct[rng(&seed) % in->distinct_cnt];
+
+		in->hits[i] = name;
+		/* a miss that shares the whole name but the end: full search depth */
+		if (asprintf(&in->misses[i], "%s.ksym_bench_miss", name) < 0)
+			return -ENOMEM;
+		in->addrs[i] = lo + rng(&seed) % (hi - lo + 1);
+	}
+	return 0;
+}
+
+static void release(struct input *in)
+{
+	size_t i;
+
+	for (i = 0; in->misses && i < in->n; i++)
+		free(in->misses[i]);
+	free(in->misses);
+	free(in->hits);
+	free(in->distinct);
+	free(in->addrs);
+	ref_syms__free(&in->ref);
+	free(in->data);
+}
+
+/* Both methods must agree before either is timed. */
+static bool check(const struct input *in, struct ksym_table *t, char *why, size_t len)
+{
+	struct ksym s[8];
+	size_t i;
+	int n;
+
+	if (ksym_table__cnt(t) != in->ref.cnt) {
+		snprintf(why, len, "%zu symbols parsed, the reference has %zu", ksym_table__cnt(t),
+			 in->ref.cnt);
+		return false;
+	}
+	for (i = 0; i < in->n; i++) {
+		const struct ref_sym *r = ref_syms__find(&in->ref, in->hits[i]);
+		const struct ref_sym *ra = ref_syms__addr(&in->ref, in->addrs[i]);
+		bool same = false;
+		int j;
+
+		if (i >= SCAN_LOOKUPS)
+			r = NULL;	/* the linear reference is slow: check a sample */
+		n = ksym_table__find(t, in->hits[i], NULL, s, 8);
+		for (j = 0; r && j < n && j < 8; j++)
+			same |= s[j].addr == r->addr;
+		if (n < 1 || (r && !same)) {
+			snprintf(why, len, "%s: lookups disagree", in->hits[i]);
+			return false;
+		}
+		if (ksym_table__find(t, in->misses[i], NULL, s, 8) != 0) {
+			snprintf(why, len, "%s: found, should not be", in->misses[i]);
+			return false;
+		}
+		if (ksym_table__addr(t, in->addrs[i], s) || !ra || s[0].addr != ra->addr) {
+			snprintf(why, len, "address %llx: lookups disagree",
+				 (unsigned long long)in->addrs[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+struct match_ctx {
+	size_t n;
+};
+
+static int count_match(const struct ksym *s, void *ctx)
+{
+	(void)s;
+	((struct match_ctx *)ctx)->n++;
+	return 0;
+}
+
+static long rss_probe(const char *path, bool ref)
+{
+	char self[256], out[64] = "";
+	ssize_t n;
+	int pfd[2], status;
+	pid_t pid;
+	long kib;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || pipe(pfd))
+		return -1;
+	self[n] = '\0';
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execl(self, self, "bench", ref ? "--rss-probe-ref" : "--rss-probe", path,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], out, sizeof(out) - 1);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	out[n] = '\0';
+	kib = strtol(out, NULL, 10);
+	return kib > 0 ? kib : -1;
+}
+
+/* VmHWM: peak RSS of this process image (ru_maxrss survives exec, VmHWM does not). */
+static long vm_hwm_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+int bench__rss_probe(const char *path, bool ref)
+{
+	if (ref) {
+		struct ref_syms rs = {};
+		FILE *f = fopen(path, "re");
+
+		if (!f || ref_syms__parse(f, &rs))
+			return 1;
+		fclose(f);
+		ref_syms__sort(&rs);
+	} else {
+		struct ksym_table *t = ksym_table__load(KSYM_FMT_KALLSYMS, path, NULL);
+
+		if (!t || ksym_table__batch_begin(t))
+			return 1;
+	}
+	printf("%ld\n", vm_hwm_kib());
+	return 0;
+}
+
+static int bench_one(const struct bench_opts *o, const char *path, struct result *r)
+{
+	double ref_parse[MAX_ROUNDS], ksym_parse[MAX_ROUNDS], index_ns[MAX_ROUNDS];
+	double hit_ns[MAX_ROUNDS], miss_ns[MAX_ROUNDS], addr_ns[MAX_ROUNDS], raddr_ns[MAX_ROUNDS];
+	double scan_ns[MAX_ROUNDS], rscan_ns[MAX_ROUNDS], glob_ns[MAX_ROUNDS], rglob_ns[MAX_ROUNDS];
+	double raw_ns[MAX_ROUNDS], cold_ns[MAX_ROUNDS], warm_ns[MAX_ROUNDS];
+	struct input in = { .path = path };
+	struct ksym_cache_key key;
+	struct ksym_table *t = NULL;
+	char cache_dir[] = "/tmp/ksym-bench.XXXXXX";
+	struct ksym s[4];
+	int round, err;
+	size_t i, n = o->lookups;
+	volatile size_t sink = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	err = prepare(&in, n);
+	if (err) {
+		snprintf(r->why, sizeof(r->why), "cannot read %s: %s", path, strerror(-err));
+		release(&in);
+		return err;
+	}
+	r->symbols = in.ref.cnt;
+	r->bytes = in.len;
+	t = parse_copy(&in);
+	if (!t || ksym_table__batch_begin(t)) {
+		snprintf(r->why, sizeof(r->why), "cannot parse %s", path);
+		release(&in);
+		return -EINVAL;
+	}
+	r->correct = check(&in, t, r->why, sizeof(r->why));
+	ksym_table__batch_end(t);
+	if (!r->correct) {
+		ksym_table__free(t);
+		release(&in);
+		return -EINVAL;
+	}
+	if (!mkdtemp(cache_dir) || ksym_cache__live_key(&key, path) ||
+	    ksym_cache__store(cache_dir, "bench", &key, t)) {
+		snprintf(r->why, sizeof(r->why), "cannot write a cache in /tmp");
+		ksym_table__free(t);
+		release(&in);
+		return -EIO;
+	}
+
+	for (round = 0; round < o->rounds; round++) {
+		struct ksym_table *c;
+		struct match_ctx mc = {};
+		uint64_t t0, t1;
+		FILE *f;
+
+		/* parse: reference, then ours, on the same bytes in memory */
+		{
+			struct ref_syms rs = {};
+
+			f = fmemopen(in.data, in.len, "r");
+			t0 = now_ns();
+			ref_syms__parse(f, &rs);
+			ref_parse[round] = now_ns() - t0;
+			fclose(f);
+			ref_syms__free(&rs);
+		}
+		{
+			char *buf = malloc(in.len + 1);
+
+			memcpy(buf, in.data, in.len + 1);
+			t0 = now_ns();
+			c = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, in.len, NULL);
+			ksym_parse[round] = now_ns() - t0;
+			t0 = now_ns();
+			ksym_table__batch_begin(c);
+			index_ns[round] = now_ns() - t0;
+		}
+		/* exact lookups inside a batch: hits, misses */
+		t0 = now_ns();
+		for (i = 0; i < n; i++)
+			sink += ksym_table__find(c, in.hits[i], NULL, s, 4);
+		hit_ns[round] = (double)(now_ns() - t0) / n;
+		t0 = now_ns();
+		for (i = 0; i < n; i++)
+			sink += ksym_table__find(c, in.misses[i], NULL, s, 4);
+		miss_ns[round] = (double)(now_ns() - t0) / n;
+		ksym_table__batch_end(c);
+		/* outside a batch (scan) against the reference's linear scan */
+		t0 = now_ns();
+		for (i = 0; i < SCAN_LOOKUPS && i < n; i++)
+			sink += ksym_table__find(c, in.hits[i], NULL, s, 4);
+		scan_ns[round] = (double)(now_ns() - t0) / (i ? i : 1);
+		t0 = now_ns();
+		for (i = 0; i < SCAN_LOOKUPS && i < n; i++)
+			sink += !!ref_syms__find(&in.ref, in.hits[i]);
+		rscan_ns[round] = (double)(now_ns() - t0) / (i ? i : 1);
+		/* address lookups */
+		t0 = now_ns();
+		for (i = 0; i < n; i++)
+			sink += ksym_table__addr(c, in.addrs[i], s);
+		addr_ns[round] = (double)(now_ns() - t0) / n;
+		t0 = now_ns();
+		for (i = 0; i < n; i++)
+			sink += !!ref_syms__addr(&in.ref, in.addrs[i]);
+		raddr_ns[round] = (double)(now_ns() - t0) / n;
+		/* a glob over every name */
+		t0 = now_ns();
+		ksym_table__match(c, "vfs_*", count_match, &mc);
+		glob_ns[round] = now_ns() - t0;
+		t0 = now_ns();
+		sink += ref_syms__match(&in.ref, "vfs_*");
+		rglob_ns[round] = now_ns() - t0;
+		ksym_table__free(c);
+
+		/* cold end to end (read, parse, index, lookups) against the raw read */
+		{
+			char *buf;
+			size_t len;
+
+			t0 = now_ns();
+			if (!ksym__read_file(path, &buf, &len))
+				free(buf);
+			raw_ns[round] = now_ns() - t0;
+			t0 = now_ns();
+			c = ksym_table__load(KSYM_FMT_KALLSYMS, path, NULL);
+			ksym_table__batch_begin(c);
+			for (i = 0; i < n; i++)
+				sink += ksym_table__find(c, in.hits[i], NULL, s, 4);
+			cold_ns[round] = now_ns() - t0;
+			ksym_table__free(c);
+		}
+		/* warm: the cache file, then the same lookups */
+		t0 = now_ns();
+		c = ksym_cache__load(cache_dir, "bench", &key);
+		for (i = 0; c && i < n; i++)
+			sink += ksym_table__find(c, in.hits[i], NULL, s, 4);
+		warm_ns[round] = now_ns() - t0;
+		ksym_table__free(c);
+		t1 = mc.n;
+		(void)t1;
+	}
+	(void)sink;
+
+	add_row(r, "parse (in memory)", "ms", median(ref_parse, o->rounds) / 1e6,
+		median(ksym_parse, o->rounds) / 1e6);
+	add_row(r, "index build", "ms", -1, median(index_ns, o->rounds) / 1e6);
+	add_row(r, "exact lookup, hit", "ns", median(rscan_ns, o->rounds),
+		median(hit_ns, o->rounds));
+	add_row(r, "exact lookup, miss", "ns", -1, median(miss_ns, o->rounds));
+	add_row(r, "exact lookup, no batch", "ns", median(rscan_ns, o->rounds),
+		median(scan_ns, o->rounds));
+	add_row(r, "address lookup", "ns", median(raddr_ns, o->rounds),
+		median(addr_ns, o->rounds));
+	add_row(r, "glob vfs_* (all names)", "ms", median(rglob_ns, o->rounds) / 1e6,
+		median(glob_ns, o->rounds) / 1e6);
+	add_row(r, "raw read of the file", "ms", -1, median(raw_ns, o->rounds) / 1e6);
+	add_row(r, "cold resolve (read+parse+index+lookups)", "ms",
+		median(raw_ns, o->rounds) / 1e6, median(cold_ns, o->rounds) / 1e6);
+	add_row(r, "warm resolve (cache+lookups)", "ms", -1, median(warm_ns, o->rounds) / 1e6);
+	/* a batch pays for its index after this many lookups */
+	{
+		double idx = median(index_ns, o->rounds);
+		double gain = median(scan_ns, o->rounds) - median(hit_ns, o->rounds);
+
+		r->break_even = gain > 0 ? idx / gain : -1;
+	}
+	r->rss_ref_kib = rss_probe(path, true);
+	r->rss_ours_kib = rss_probe(path, false);
+
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache_dir);
+		if (system(cmd))
+			fprintf(stderr, "ksymattach: cannot remove %s\n", cache_dir);
+	}
+	ksym_table__free(t);
+	release(&in);
+	return 0;
+}
+
+static void print_text(const struct bench_opts *o, const struct result *r)
+{
+	int i;
+
+	printf("%s: %zu symbols, %.1f MiB; medians of %d rounds, %zu lookups a round\n"
+	       "  (names drawn uniformly over distinct names, misses are hits plus a suffix)\n",
+	       r->path, r->symbols, r->bytes / 1048576.0, o->rounds, o->lookups);
+	printf("  reference: fscanf line loop (libbpf) + strdup, linear name scan and address\n"
+	       "  bsearch (libbpf-tools trace_helpers), fnmatch; cold resolve's is the raw read\n");
+	printf("  %-42s %12s %12s %9s\n", "", "reference", "ksym", "ref/ksym");
+	for (i = 0; i < r->nrows; i++) {
+		const struct row *w = &r->rows[i];
+		char ref[32] = "-", ratio[32] = "-";
+
+		if (w->ref >= 0) {
+			snprintf(ref, sizeof(ref), "%.3f", w->ref);
+			snprintf(ratio, sizeof(ratio), "%.2fx", w->ours > 0 ? w->ref / w->ours : 0);
+		}
+		printf("  %-42s %9s %2s %9.3f %2s %9s\n", w->what, ref, w->ref >= 0 ? w->unit : "",
+		       w->ours, w->unit, ratio);
+	}
+	printf("  %-42s %9ld KiB %7ld KiB\n", "peak RSS (fresh process, parse+index)",
+	       r->rss_ref_kib, r->rss_ours_kib);
+	if (r->break_even > 0)
+		printf("  batch break-even: %.0f lookups (index build / per-lookup saving)\n",
+		       r->break_even);
+	printf("\n");
+}
+
+static void print_json(const struct bench_opts *o, const struct result *r, bool first)
+{
+	int i;
+
+	printf("%s{\"file\":", first ? "" : ",");
+	report__json_str(stdout, r->path);
+	printf(",\"symbols\":%zu,\"bytes\":%zu,\"rounds\":%d,\"lookups\":%zu,\"rows\":[", r->symbols,
+	       r->bytes, o->rounds, o->lookups);
+	for (i = 0; i < r->nrows; i++) {
+		const struct row *w = &r->rows[i];
+
+		printf("%s{\"what\":", i ? "," : "");
+		report__json_str(stdout, w->what);
+		printf(",\"unit\":\"%s\",\"ksym\":%.6f", w->unit, w->ours);
+		if (w->ref >= 0)
+			printf(",\"reference\":%.6f,\"ratio\":%.4f", w->ref,
+			       w->ours > 0 ? w->ref / w->ours : 0);
+		printf("}");
+	}
+	printf("],\"rss_kib\":{\"reference\":%ld,\"ksym\":%ld},\"batch_break_even\":%.0f}",
+	       r->rss_ref_kib, r->rss_ours_kib, r->break_even);
+}
+
+int bench__run(const struct bench_opts *o)
+{
+	static const char *const live[] = { "/proc/kallsyms" };
+	const char *const *files = o->file_cnt ? o->files : live;
+	size_t cnt = o->file_cnt ? o->file_cnt : 1, i;
+	struct bench_opts opts = *o;
+	struct result r;
+	int fails = 0;
+
+	if (opts.rounds <= 0 || opts.rounds > MAX_ROUNDS)
+		opts.rounds = 5;
+	if (!opts.lookups)
+		opts.lookups = 10000;
+	if (opts.format == REPORT_JSON)
+		printf("{\"bench\":\"ksym\",\"inputs\":[");
+	for (i = 0; i < cnt; i++) {
+		if (bench_one(&opts, files[i], &r)) {
+			fprintf(stderr, "ksymattach: bench %s: %s\n", files[i], r.why);
+			fails++;
+			continue;
+		}
+		if (opts.format == REPORT_JSON)
+			print_json(&opts, &r, i == (size_t)fails);
+		else
+			print_text(&opts, &r);
+	}
+	if (opts.format == REPORT_JSON)
+		printf("]}\n");
+	return fails ? 1 : 0;
+}
