@@ -287,9 +287,9 @@ int bench__rss_probe(const char *path, bool ref)
 		fclose(f);
 		ref_syms__sort(&rs);
 	} else {
-		struct ksym_table *t = ksym_table__load(KSYM_FMT_KALLSYMS, path, NULL);
+		struct ksym_parse_opts po = { .sz = sizeof(po), .index = true };
 
-		if (!t || ksym_table__batch_begin(t))
+		if (!ksym_table__load(KSYM_FMT_KALLSYMS, path, &po))
 			return 1;
 	}
 	printf("%ld\n", vm_hwm_kib());
@@ -416,9 +416,10 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 			if (!ksym__read_file(path, &buf, &len))
 				free(buf);
 			raw_ns[round] = now_ns() - t0;
+			struct ksym_parse_opts po = { .sz = sizeof(po), .index = true };
+
 			t0 = now_ns();
-			c = ksym_table__load(KSYM_FMT_KALLSYMS, path, NULL);
-			ksym_table__batch_begin(c);
+			c = ksym_table__load(KSYM_FMT_KALLSYMS, path, &po);
 			for (i = 0; i < n; i++)
 				sink += ksym_table__find(c, in.hits[i], NULL, s, 4);
 			cold_ns[round] = now_ns() - t0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* ksym queries: address order, batch name index, globs, the funcs join. */
+/* ksym queries: the name index, address order, globs, the funcs join. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,47 +8,225 @@
 
 #include "ksym_internal.h"
 
-static int ent_cmp(const void *a, const void *b)
+/* ---- the name index ---- */
+
+int ksym_index_init(struct ksym_index *ix, size_t n)
 {
-	const struct ksym_ent *x = a, *y = b;
+	uint32_t nslots = 1024;
+
+	while (nslots < n + n / 3)
+		nslots <<= 1;
+	memset(ix, 0, sizeof(*ix));
+	ix->slots = calloc(nslots, sizeof(*ix->slots));
+	ix->tail = calloc(nslots, sizeof(*ix->tail));
+	ix->dup_cap = n > 1024 ? n : 1024;
+	ix->dup_next = calloc(ix->dup_cap, sizeof(*ix->dup_next));
+	if (!ix->slots || !ix->tail || !ix->dup_next) {
+		ksym_index_free(ix);
+		return -ENOMEM;
+	}
+	ix->mask = nslots - 1;
+	return 0;
+}
+
+void ksym_index_free(struct ksym_index *ix)
+{
+	free(ix->slots);
+	free(ix->tail);
+	free(ix->dup_next);
+	memset(ix, 0, sizeof(*ix));
+}
+
+void ksym_index_seal(struct ksym_index *ix)
+{
+	free(ix->tail);
+	ix->tail = NULL;
+}
+
+static void slot_put(struct ksym_index *ix, const struct ksym_table *t, uint32_t i, uint32_t h)
+{
+	const char *name = t->buf + t->ents[i].name;
+	uint32_t s;
+
+	for (s = h & ix->mask; ix->slots[s].idx; s = (s + 1) & ix->mask) {
+		if (ix->slots[s].hash == h &&
+		    !strcmp(t->buf + t->ents[ix->slots[s].idx - 1].name, name)) {
+			ix->dup_next[ix->tail[s] - 1] = i + 1;
+			ix->tail[s] = i + 1;
+			return;
+		}
+	}
+	ix->slots[s].hash = h;
+	ix->slots[s].idx = i + 1;
+	ix->tail[s] = i + 1;
+	ix->used++;
+}
+
+/* Twice the slots; chains survive as they are (they live in dup_next). */
+static int grow_slots(struct ksym_index *ix, const struct ksym_table *t)
+{
+	uint32_t nslots = (ix->mask + 1) * 2, s, m = nslots - 1;
+	struct ksym_slot *slots = calloc(nslots, sizeof(*slots));
+	uint32_t *tail = calloc(nslots, sizeof(*tail));
+
+	if (!slots || !tail) {
+		free(slots);
+		free(tail);
+		return -ENOMEM;
+	}
+	for (s = 0; s <= ix->mask; s++) {
+		uint32_t n;
+
+		if (!ix->slots[s].idx)
+			continue;
+		for (n = ix->slots[s].hash & m; slots[n].idx; n = (n + 1) & m)
+			;
+		slots[n] = ix->slots[s];
+		tail[n] = ix->tail[s];
+	}
+	(void)t;
+	free(ix->slots);
+	free(ix->tail);
+	ix->slots = slots;
+	ix->tail = tail;
+	ix->mask = m;
+	return 0;
+}
+
+int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i)
+{
+	int err;
+
+	if ((ix->used + 1) * 4 > (ix->mask + 1) * 3) {
+		err = grow_slots(ix, t);
+		if (err)
+			return err;
+	}
+	if (i >= ix->dup_cap) {
+		size_t ncap = ix->dup_cap * 2;
+		uint32_t *n = realloc(ix->dup_next, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + ix->dup_cap, 0, (ncap - ix->dup_cap) * sizeof(*n));
+		ix->dup_next = n;
+		ix->dup_cap = ncap;
+	}
+	slot_put(ix, t, i, ksym_hash(t->buf + t->ents[i].name));
+	return 0;
+}
+
+int ksym_table__batch_begin(struct ksym_table *t)
+{
+	size_t i;
+	int err;
+
+	/* built while parsing, or a cached table: the index is already there */
+	if (t->batch_refs++ || t->ix.slots)
+		return 0;
+	err = ksym_index_init(&t->ix, t->cnt);
+	for (i = 0; !err && i < t->cnt; i++)
+		err = ksym_index_add(&t->ix, t, i);
+	if (err) {
+		ksym_index_free(&t->ix);
+		t->batch_refs = 0;
+		return err;
+	}
+	ksym_index_seal(&t->ix);
+	return 0;
+}
+
+void ksym_table__batch_end(struct ksym_table *t)
+{
+	if (t->batch_refs <= 0 || --t->batch_refs || t->map)
+		return;
+	ksym_index_free(&t->ix);
+}
+
+/* ---- address order ---- */
+
+static inline int addr_cmp(const struct ksym_table *t, uint32_t a, uint32_t b)
+{
+	const struct ksym_ent *x = &t->ents[a], *y = &t->ents[b];
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return a < b ? -1 : a > b;
 }
 
-/* Address order and sizes; /proc/kallsyms is mostly sorted, so check first. */
-void ksym_table__finish(struct ksym_table *t)
+static int addr_cmp_r(const void *a, const void *b, void *t)
+{
+	return addr_cmp(t, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/*
+ * /proc/kallsyms is vmlinux in address order, then modules in no order: sort
+ * just the tail after the sorted prefix and merge, instead of sorting it all.
+ */
+static int build_by_addr(struct ksym_table *t)
+{
+	size_t p, i, a, b, n = t->cnt;
+	uint32_t *tail, *out;
+
+	free(t->by_addr);
+	t->by_addr = NULL;
+	for (p = 1; p < n && addr_cmp(t, p - 1, p) < 0; p++)
+		;
+	if (p >= n)
+		return 0;
+	out = malloc(n * sizeof(*out));
+	tail = malloc((n - p) * sizeof(*tail));
+	if (!out || !tail) {
+		free(out);
+		free(tail);
+		return -ENOMEM;
+	}
+	for (i = p; i < n; i++)
+		tail[i - p] = i;
+	qsort_r(tail, n - p, sizeof(*tail), addr_cmp_r, t);
+	for (a = 0, b = 0, i = 0; i < n; i++) {
+		if (b == n - p || (a < p && addr_cmp(t, a, tail[b]) < 0))
+			out[i] = a++;
+		else
+			out[i] = tail[b++];
+	}
+	free(tail);
+	t->by_addr = out;
+	return 0;
+}
+
+int ksym_table__finish(struct ksym_table *t)
 {
 	size_t i, j;
+	int err;
 
-	for (i = 1; i < t->cnt; i++)
-		if (ent_cmp(&t->ents[i - 1], &t->ents[i]) > 0)
-			break;
-	if (i < t->cnt)
-		qsort(t->ents, t->cnt, sizeof(*t->ents), ent_cmp);
-
+	err = build_by_addr(t);
+	if (err)
+		return err;
 	/*
 	 * size: distance to the next higher address in the same module (for a
 	 * function list, the next traceable one: an upper bound). A blacklist
 	 * brings its own sizes.
 	 */
 	for (i = 0; i < t->cnt && t->fmt != KSYM_FMT_BLACKLIST; i++) {
-		struct ksym_ent *e = &t->ents[i];
+		struct ksym_ent *e = &t->ents[ksym_addr_idx(t, i)];
 		uint64_t d = 0;
 
-		if (!e->addr)
+		if (e->flags & KSYM_F_UNRESOLVED)
 			continue;
 		for (j = i + 1; j < t->cnt; j++) {
-			if (t->ents[j].mod != e->mod)
+			const struct ksym_ent *n = &t->ents[ksym_addr_idx(t, j)];
+
+			if (n->mod != e->mod)
 				break;
-			if (t->ents[j].addr > e->addr) {
-				d = t->ents[j].addr - e->addr;
+			if (n->addr > e->addr) {
+				d = n->addr - e->addr;
 				break;
 			}
 		}
 		e->size = d > UINT32_MAX ? UINT32_MAX : d;
 	}
+	return 0;
 }
 
 void ksym_table__free(struct ksym_table *t)
@@ -60,8 +238,8 @@ void ksym_table__free(struct ksym_table *t)
 		free(t);
 		return;
 	}
-	free(t->slots);
-	free(t->dup_next);
+	ksym_index_free(&t->ix);
+	free(t->by_addr);
 	free(t->ents);
 	free(t->mods);
 	free(t->buf);
@@ -87,74 +265,11 @@ int ksym_table__at(const struct ksym_table *t, size_t i, struct ksym *out)
 {
 	if (i >= t->cnt)
 		return -ERANGE;
-	fill(t, &t->ents[i], out);
+	fill(t, &t->ents[ksym_addr_idx(t, i)], out);
 	return 0;
 }
 
-int ksym_build_index(const struct ksym_ent *ents, size_t cnt, const char *buf,
-		     struct ksym_slot **slotsp, uint32_t **dup_nextp, uint32_t *mask)
-{
-	uint32_t nslots = 16, m, i, *tail, *dup_next;
-	struct ksym_slot *slots;
-
-	while (nslots < cnt + cnt / 3)
-		nslots <<= 1;
-	slots = calloc(nslots, sizeof(*slots));
-	dup_next = calloc(cnt ? cnt : 1, sizeof(*dup_next));
-	tail = calloc(nslots, sizeof(*tail));	/* per slot: last entry of its chain */
-	if (!slots || !dup_next || !tail) {
-		free(slots);
-		free(dup_next);
-		free(tail);
-		return -ENOMEM;
-	}
-	m = nslots - 1;
-	/* entries go in in address order, so every chain is in address order */
-	for (i = 0; i < cnt; i++) {
-		const char *name = buf + ents[i].name;
-		uint32_t h = ksym_hash(name), s = h & m;
-
-		for (; slots[s].idx; s = (s + 1) & m)
-			if (slots[s].hash == h && !strcmp(buf + ents[slots[s].idx - 1].name, name))
-				break;
-		if (slots[s].idx) {
-			dup_next[tail[s] - 1] = i + 1;
-		} else {
-			slots[s].hash = h;
-			slots[s].idx = i + 1;
-		}
-		tail[s] = i + 1;
-	}
-	free(tail);
-	*slotsp = slots;
-	*dup_nextp = dup_next;
-	*mask = m;
-	return 0;
-}
-
-int ksym_table__batch_begin(struct ksym_table *t)
-{
-	int err;
-
-	/* a cached table carries its index for good */
-	if (t->batch_refs++ || t->map)
-		return 0;
-	err = ksym_build_index(t->ents, t->cnt, t->buf, &t->slots, &t->dup_next, &t->slot_mask);
-	if (err)
-		t->batch_refs = 0;
-	return err;
-}
-
-void ksym_table__batch_end(struct ksym_table *t)
-{
-	if (t->batch_refs <= 0 || --t->batch_refs || t->map)
-		return;
-	free(t->slots);
-	free(t->dup_next);
-	t->slots = NULL;
-	t->dup_next = NULL;
-	t->slot_mask = 0;
-}
+/* ---- lookups ---- */
 
 static bool mod_ok(const struct ksym_table *t, const struct ksym_ent *e, const char *module)
 {
@@ -165,12 +280,33 @@ static bool mod_ok(const struct ksym_table *t, const struct ksym_ent *e, const c
 	return e->mod && !strcmp(ksym_ent_mod(t, e), module);
 }
 
+/* Keeps out[0..*n) the lowest max matches in address order; counts them all. */
+static void add_match(const struct ksym_table *t, uint32_t i, uint32_t *best, size_t max,
+		      size_t *n)
+{
+	size_t k = *n < max ? *n : max;
+
+	(*n)++;
+	if (k == max && (!max || addr_cmp(t, best[max - 1], i) < 0))
+		return;
+	if (k == max)
+		k--;
+	while (k > 0 && addr_cmp(t, best[k - 1], i) > 0) {
+		best[k] = best[k - 1];
+		k--;
+	}
+	best[k] = i;
+}
+
+#define FIND_MAX 64
+
 int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
 		     struct ksym *out, size_t max)
 {
-	char modbuf[64];
+	uint32_t best[FIND_MAX], i1;
 	const char *colon = strchr(name, ':');
-	size_t n = 0, i;
+	char modbuf[64];
+	size_t n = 0, i, keep = max < FIND_MAX ? max : FIND_MAX;
 
 	if (colon) {
 		size_t ml = colon - name;
@@ -182,31 +318,22 @@ int ksym_table__find(const struct ksym_table *t, const char *name, const char *m
 		module = modbuf;
 		name = colon + 1;
 	}
-	if (t->slots) {
-		uint32_t i1;
+	if (t->ix.slots) {
+		for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->ix.dup_next[i1 - 1])
+			if (mod_ok(t, &t->ents[i1 - 1], module))
+				add_match(t, i1 - 1, best, keep, &n);
+	} else {
+		/* no index: one scan, first byte checked before the call */
+		for (i = 0; i < t->cnt; i++) {
+			const struct ksym_ent *e = &t->ents[i];
+			const char *en = ksym_ent_name(t, e);
 
-		for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->dup_next[i1 - 1]) {
-			const struct ksym_ent *e = &t->ents[i1 - 1];
-
-			if (!mod_ok(t, e, module))
-				continue;
-			if (n < max)
-				fill(t, e, &out[n]);
-			n++;
+			if (en[0] == name[0] && !strcmp(en, name) && mod_ok(t, e, module))
+				add_match(t, i, best, keep, &n);
 		}
-		return n;
 	}
-	/* No index: one scan, first byte checked before the call. */
-	for (i = 0; i < t->cnt; i++) {
-		const struct ksym_ent *e = &t->ents[i];
-		const char *en = ksym_ent_name(t, e);
-
-		if (en[0] != name[0] || strcmp(en, name) || !mod_ok(t, e, module))
-			continue;
-		if (n < max)
-			fill(t, e, &out[n]);
-		n++;
-	}
+	for (i = 0; i < n && i < keep; i++)
+		fill(t, &t->ents[best[i]], &out[i]);
 	return n;
 }
 
@@ -214,21 +341,22 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 {
 	size_t lo = 0, hi = t->cnt;
 
-	/* first entry with ent.addr > addr, then step back */
+	/* first position with addr' > addr, then step back */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->ents[mid].addr <= addr)
+		if (t->ents[ksym_addr_idx(t, mid)].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || (t->ents[lo - 1].flags & KSYM_F_UNRESOLVED))
+	if (lo == 0 || (t->ents[ksym_addr_idx(t, lo - 1)].flags & KSYM_F_UNRESOLVED))
 		return -ENOENT;
 	/* several symbols at one address: report the first one listed */
-	while (lo > 1 && t->ents[lo - 2].addr == t->ents[lo - 1].addr)
+	while (lo > 1 && t->ents[ksym_addr_idx(t, lo - 2)].addr ==
+			 t->ents[ksym_addr_idx(t, lo - 1)].addr)
 		lo--;
-	fill(t, &t->ents[lo - 1], out);
+	fill(t, &t->ents[ksym_addr_idx(t, lo - 1)], out);
 	return 0;
 }
 
@@ -249,7 +377,7 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
 	}
 	plen = strcspn(glob, "*?[");
 	for (i = 0; i < t->cnt; i++) {
-		const struct ksym_ent *e = &t->ents[i];
+		const struct ksym_ent *e = &t->ents[ksym_addr_idx(t, i)];
 		const char *name = ksym_ent_name(t, e);
 
 		/* literal prefix first: most names fail in the first byte or two */
@@ -264,30 +392,36 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
 	return 0;
 }
 
+/* ---- the funcs/kallsyms join ---- */
+
 static bool is_text(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
-/* Of the entries named like entry i in its module: how many precede it, and all. */
-static void rank_of(const struct ksym_table *t, size_t i, uint32_t *rank, uint32_t *cnt)
+static bool same_mod(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * Entry i's place among its same-named, same-module entries in file order: in
+ * a function list that is ftrace's order, and it must not move as earlier
+ * entries get their addresses.
+ */
+static void rank_of(const struct ksym_table *t, uint32_t i, uint32_t *rank, uint32_t *cnt)
 {
 	const struct ksym_ent *e = &t->ents[i];
 	const char *name = ksym_ent_name(t, e);
 	uint32_t i1;
 
 	*rank = *cnt = 0;
-	for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->dup_next[i1 - 1]) {
+	for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->ix.dup_next[i1 - 1]) {
 		if (t->ents[i1 - 1].mod != e->mod)
 			continue;
 		*rank += i1 - 1 < i;
 		(*cnt)++;
 	}
-}
-
-static bool same_mod(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
 }
 
 int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
@@ -297,7 +431,7 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 
 	if (funcs->map)
 		return -EROFS;
-	/* funcs is still in input order (all addresses 0), so ranks follow the file */
+	/* funcs has no addresses yet: address order is file order, as ftrace lists */
 	err = ksym_table__batch_begin(kallsyms);
 	if (!err)
 		err = ksym_table__batch_begin(funcs);
@@ -309,22 +443,26 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 		struct ksym_ent *f = &funcs->ents[i];
 		const char *name = ksym_ent_name(funcs, f);
 		const char *mod = ksym_ent_mod(funcs, f);
-		uint32_t i1, k = 0, rank, cnt;
+		uint32_t cand[FIND_MAX], i1, rank, cnt;
+		size_t k = 0;
 
 		if (!(f->flags & KSYM_F_UNRESOLVED))
 			continue;
 		rank_of(funcs, i, &rank, &cnt);
+		/* the same-named text symbols of the module, lowest addresses first */
 		for (i1 = ksym_index_first(kallsyms, name, ksym_hash(name)); i1;
-		     i1 = kallsyms->dup_next[i1 - 1]) {
+		     i1 = kallsyms->ix.dup_next[i1 - 1]) {
 			const struct ksym_ent *e = &kallsyms->ents[i1 - 1];
 
-			if (!is_text(e->type) || !same_mod(mod, ksym_ent_mod(kallsyms, e)))
-				continue;
-			if (k++ == rank) {
-				f->addr = e->addr;
-				f->type = e->type;
-				f->flags &= ~KSYM_F_UNRESOLVED;
-			}
+			if (is_text(e->type) && same_mod(mod, ksym_ent_mod(kallsyms, e)))
+				add_match(kallsyms, i1 - 1, cand, FIND_MAX, &k);
+		}
+		if (rank < k && rank < FIND_MAX) {
+			const struct ksym_ent *e = &kallsyms->ents[cand[rank]];
+
+			f->addr = e->addr;
+			f->type = e->type;
+			f->flags &= ~KSYM_F_UNRESOLVED;
 		}
 		/* more text symbols of the name than ftrace lists: which is which is a guess */
 		if (k != cnt)
@@ -333,8 +471,8 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 	}
 	ksym_table__batch_end(funcs);
 	ksym_table__batch_end(kallsyms);
-	ksym_table__finish(funcs);
-	return unresolved;
+	err = ksym_table__finish(funcs);
+	return err ? err : (int)unresolved;
 }
 
 int ksym__snprint(char *buf, size_t len, const struct ksym *sym, uint64_t addr)

@@ -68,6 +68,12 @@ struct ksym_parse_opts {
 	size_t sz;			/* sizeof(struct ksym_parse_opts) */
 	struct ksym_parse_stats *stats;	/* out, optional */
 	bool text_only;			/* KALLSYMS: keep only t/T/w/W symbols */
+	/*
+	 * Build the exact-name index while parsing, as if ksym_table__batch_begin()
+	 * had been called (pair it with ksym_table__batch_end()): one pass over
+	 * the lines instead of a second one over the entries.
+	 */
+	bool index;
 };
 
 /* Read a whole file (works for procfs/tracefs files that report size 0). */
@@ -97,8 +103,8 @@ void ksym_table__batch_end(struct ksym_table *t);
 
 /*
  * Every symbol called name; module NULL matches any, "" vmlinux only, "mod" that
- * module; "mod:name" in name restricts too. Fills up to max into out (address
- * order) and returns the total count, 0 when there is none.
+ * module; "mod:name" in name restricts too. Fills the lowest-addressed max (at
+ * most 64) into out, in address order, and returns the total count (0: none).
  */
 int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
 		     struct ksym *out, size_t max);

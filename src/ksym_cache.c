@@ -17,7 +17,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 4	/* 4: word-at-a-time ksym_hash() */
+#define CACHE_VERSION 5	/* 5: file-order entries, by_addr, Fletcher sum */
 
 struct cache_hdr {
 	char magic[8];
@@ -27,6 +27,7 @@ struct cache_hdr {
 	uint32_t fmt;
 	uint32_t slot_mask;
 	uint64_t cnt, mod_cnt, nslots, buf_len;
+	uint64_t by_addr_cnt;	/* 0: file order is address order; else cnt */
 	uint64_t payload_sum;	/* over everything after the header */
 	uint64_t hdr_sum;	/* over the header up to here */
 };
@@ -37,29 +38,33 @@ static inline uint64_t rotl(uint64_t v, int r)
 }
 
 /*
- * Four independent multiply-rotate lanes: fast enough to check megabytes
- * within the warm-start budget; catches truncation and flipped bits, which is
- * all it is for (it is no defence against a root-owned forgery).
+ * Fletcher-style over 64-bit words in four lanes: adds only, so it runs at
+ * memory speed (a multiply per word cost more than the rest of a warm start).
+ * Catches truncation, flipped bits and moved blocks, which is all it is for:
+ * it is no defence against a root-owned forgery.
  */
 static uint64_t sum64(const void *p, size_t len)
 {
 	const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
 	const unsigned char *b = p;
-	uint64_t l[4] = { K1, K2, ~K1, ~K2 }, w, h;
+	uint64_t a[4] = { 0 }, c[4] = { 0 }, w, h;
 	size_t i = 0;
 	int j;
 
 	for (; i + 32 <= len; i += 32) {
 		for (j = 0; j < 4; j++) {
 			memcpy(&w, b + i + 8 * j, 8);
-			l[j] = rotl(l[j] ^ (w * K2), 31) * K1;
+			a[j] += w;
+			c[j] += a[j];
 		}
 	}
 	h = len * K1;
-	for (j = 0; j < 4; j++)
-		h = rotl(h ^ (l[j] * K2), 27) * K1 + K2;
 	for (; i < len; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
+	for (j = 0; j < 4; j++) {
+		h = (h ^ a[j]) * K1;
+		h = rotl(h ^ c[j], 31) * K2;
+	}
 	h ^= h >> 33;
 	h *= K2;
 	return h ^ (h >> 29);
@@ -153,7 +158,7 @@ static struct ksym_table *bad(void *map, size_t len, int err)
 struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 				    const struct ksym_cache_key *key)
 {
-	size_t ents_len, mods_len, slots_len, dups_len, need, i;
+	size_t ents_len, mods_len, slots_len, dups_len, order_len, need, i;
 	const struct cache_hdr *h;
 	struct ksym_table *t;
 	char path[512];
@@ -187,13 +192,15 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	/* sizes: each bounded before it is multiplied, then the total must be the file */
 	if (h->cnt > UINT32_MAX || h->mod_cnt > UINT16_MAX || h->nslots > (1ull << 32) ||
 	    h->buf_len > UINT32_MAX || !h->buf_len || (h->nslots & (h->nslots - 1)) ||
-	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1)
+	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1 ||
+	    (h->by_addr_cnt && h->by_addr_cnt != h->cnt))
 		return bad(map, st.st_size, EBADMSG);
 	ents_len = h->cnt * sizeof(struct ksym_ent);
 	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
 	slots_len = h->nslots * sizeof(struct ksym_slot);
 	dups_len = align8(h->cnt * sizeof(uint32_t));
-	need = sizeof(*h) + ents_len + mods_len + slots_len + dups_len + h->buf_len;
+	order_len = align8(h->by_addr_cnt * sizeof(uint32_t));
+	need = sizeof(*h) + ents_len + mods_len + slots_len + dups_len + order_len + h->buf_len;
 	if (need != (size_t)st.st_size ||
 	    sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
 		return bad(map, st.st_size, EBADMSG);
@@ -203,14 +210,20 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 		return bad(map, st.st_size, ENOMEM);
 	p = map + sizeof(*h);
 	t->ents = (struct ksym_ent *)p;
-	t->mods = (uint32_t *)(p + ents_len);
-	t->slots = (struct ksym_slot *)(p + ents_len + mods_len);
-	t->dup_next = (uint32_t *)(p + ents_len + mods_len + slots_len);
-	t->buf = p + ents_len + mods_len + slots_len + dups_len;
+	p += ents_len;
+	t->mods = (uint32_t *)p;
+	p += mods_len;
+	t->ix.slots = (struct ksym_slot *)p;
+	p += slots_len;
+	t->ix.dup_next = (uint32_t *)p;
+	p += dups_len;
+	t->by_addr = h->by_addr_cnt ? (uint32_t *)p : NULL;
+	p += order_len;
+	t->buf = p;
 	t->len = h->buf_len;
 	t->cnt = h->cnt;
 	t->mod_cnt = h->mod_cnt;
-	t->slot_mask = h->slot_mask;
+	t->ix.mask = h->slot_mask;
 	t->fmt = h->fmt;
 	t->map = map;
 	t->map_len = st.st_size;
@@ -223,10 +236,12 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	/* chains only go forward, so no corruption can make a lookup loop */
 	for (i = 0; i < t->cnt; i++)
 		if (t->ents[i].name >= t->len || t->ents[i].mod > t->mod_cnt ||
-		    (t->dup_next[i] && (t->dup_next[i] <= i + 1 || t->dup_next[i] > t->cnt)))
+		    (t->ix.dup_next[i] &&
+		     (t->ix.dup_next[i] <= i + 1 || t->ix.dup_next[i] > t->cnt)) ||
+		    (t->by_addr && t->by_addr[i] >= t->cnt))
 			goto corrupt;
 	for (i = 0; i < h->nslots; i++)
-		if (t->slots[i].idx > t->cnt)
+		if (t->ix.slots[i].idx > t->cnt)
 			goto corrupt;
 	return t;
 corrupt:
@@ -269,48 +284,50 @@ static int check_dir(const char *dir)
 int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache_key *key,
 		      const struct ksym_table *t)
 {
+	struct ksym_table c = {};	/* the compacted copy that goes to the file */
 	struct cache_hdr h = {};
-	struct ksym_ent *ents = NULL;
-	struct ksym_slot *slots = NULL;
-	uint32_t *mods = NULL, *dups = NULL, mask;
-	char *strs = NULL, path[512], tmp[520];
-	size_t slen = 0, scap, mods_len, i;
+	size_t slen = 0, scap = 1, el, ml, sl, dl, ol, total, i;
+	char path[512], tmp[520], *pay = NULL;
 	int fd = -1, err;
 
 	err = check_dir(dir);
 	if (err)
 		return err;
 	/* strings compacted: names and module names only, no address text */
-	scap = 1;
 	for (i = 0; i < t->cnt; i++)
 		scap += strlen(ksym_ent_name(t, &t->ents[i])) + 1;
 	for (i = 0; i < t->mod_cnt; i++)
 		scap += strlen(t->buf + t->mods[i]) + 1;
-	strs = malloc(scap);
-	ents = malloc((t->cnt ? t->cnt : 1) * sizeof(*ents));
-	mods_len = align8(t->mod_cnt * sizeof(uint32_t));
-	mods = calloc(1, mods_len ? mods_len : 8);
 	err = -ENOMEM;
-	if (!strs || !ents || !mods || scap > UINT32_MAX)
+	if (scap > UINT32_MAX)
 		goto out;
+	c.buf = malloc(scap);
+	c.ents = malloc((t->cnt ? t->cnt : 1) * sizeof(*c.ents));
+	c.mods = calloc(t->mod_cnt + 2, sizeof(*c.mods));
+	if (!c.buf || !c.ents || !c.mods)
+		goto out;
+	c.cnt = t->cnt;
+	c.mod_cnt = t->mod_cnt;
 	for (i = 0; i < t->mod_cnt; i++) {
 		const char *m = t->buf + t->mods[i];
 
-		mods[i] = slen;
-		memcpy(strs + slen, m, strlen(m) + 1);
+		c.mods[i] = slen;
+		memcpy(c.buf + slen, m, strlen(m) + 1);
 		slen += strlen(m) + 1;
 	}
 	for (i = 0; i < t->cnt; i++) {
 		const char *n = ksym_ent_name(t, &t->ents[i]);
 		size_t l = strlen(n) + 1;
 
-		ents[i] = t->ents[i];
-		ents[i].name = slen;
-		memcpy(strs + slen, n, l);
+		c.ents[i] = t->ents[i];
+		c.ents[i].name = slen;
+		memcpy(c.buf + slen, n, l);
 		slen += l;
 	}
-	strs[slen++] = '\0';	/* never empty */
-	err = ksym_build_index(ents, t->cnt, strs, &slots, &dups, &mask);
+	c.buf[slen++] = '\0';	/* never empty */
+	err = ksym_index_init(&c.ix, c.cnt);
+	for (i = 0; !err && i < c.cnt; i++)
+		err = ksym_index_add(&c.ix, &c, i);
 	if (err)
 		goto out;
 
@@ -319,44 +336,45 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	h.ent_size = sizeof(struct ksym_ent);
 	h.key = *key;
 	h.fmt = t->fmt;
-	h.slot_mask = mask;
+	h.slot_mask = c.ix.mask;
 	h.cnt = t->cnt;
 	h.mod_cnt = t->mod_cnt;
-	h.nslots = (uint64_t)mask + 1;
+	h.nslots = (uint64_t)c.ix.mask + 1;
 	h.buf_len = slen;
-	{
-		/* the checksum runs over the payload as laid out in the file */
-		size_t el = t->cnt * sizeof(*ents), sl = h.nslots * sizeof(*slots);
-		size_t dl = align8(t->cnt * sizeof(*dups));
-		size_t total = el + mods_len + sl + dl + slen;
-		char *pay = calloc(1, total ? total : 1);
+	h.by_addr_cnt = t->by_addr ? t->cnt : 0;
+	/* the checksum runs over the payload as laid out in the file */
+	el = t->cnt * sizeof(*c.ents);
+	ml = align8(t->mod_cnt * sizeof(uint32_t));
+	sl = h.nslots * sizeof(struct ksym_slot);
+	dl = align8(t->cnt * sizeof(uint32_t));
+	ol = align8(h.by_addr_cnt * sizeof(uint32_t));
+	total = el + ml + sl + dl + ol + slen;
+	err = -ENOMEM;
+	pay = calloc(1, total);
+	if (!pay)
+		goto out;
+	memcpy(pay, c.ents, el);
+	memcpy(pay + el, c.mods, t->mod_cnt * sizeof(uint32_t));
+	memcpy(pay + el + ml, c.ix.slots, sl);
+	memcpy(pay + el + ml + sl, c.ix.dup_next, t->cnt * sizeof(uint32_t));
+	if (t->by_addr)
+		memcpy(pay + el + ml + sl + dl, t->by_addr, t->cnt * sizeof(uint32_t));
+	memcpy(pay + el + ml + sl + dl + ol, c.buf, slen);
+	h.payload_sum = sum64(pay, total);
+	h.hdr_sum = hdr_sum(&h);
 
-		err = -ENOMEM;
-		if (!pay)
-			goto out;
-		memcpy(pay, ents, el);
-		memcpy(pay + el, mods, mods_len);
-		memcpy(pay + el + mods_len, slots, sl);
-		memcpy(pay + el + mods_len + sl, dups, t->cnt * sizeof(*dups));
-		memcpy(pay + el + mods_len + sl + dl, strs, slen);
-		h.payload_sum = sum64(pay, total);
-		h.hdr_sum = hdr_sum(&h);
-
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
-		fd = mkstemp(tmp);
-		if (fd < 0) {
-			err = -errno;
-			free(pay);
-			goto out;
-		}
-		err = fchmod(fd, 0600) ? -errno : 0;
-		if (!err)
-			err = write_all(fd, &h, sizeof(h));
-		if (!err)
-			err = write_all(fd, pay, total);
-		free(pay);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
 	}
+	err = fchmod(fd, 0600) ? -errno : 0;
+	if (!err)
+		err = write_all(fd, &h, sizeof(h));
+	if (!err)
+		err = write_all(fd, pay, total);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
@@ -367,12 +385,10 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	if (err)
 		unlink(tmp);
 out:
-	if (fd >= 0)
-		close(fd);
-	free(strs);
-	free(ents);
-	free(mods);
-	free(slots);
-	free(dups);
+	ksym_index_free(&c.ix);
+	free(c.buf);
+	free(c.ents);
+	free(c.mods);
+	free(pay);
 	return err;
 }

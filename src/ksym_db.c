@@ -119,7 +119,10 @@ static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path,
 		     struct ksym_table **out)
 {
 	struct ksym_parse_stats st;
-	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only };
+	/* every table here is looked up by name (joins, patterns, sym): index it in
+	 * the parsing pass; the blacklist is only looked up by address */
+	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
+				      .index = fmt != KSYM_FMT_BLACKLIST };
 	uint64_t t0 = now_ns(), t1;
 	size_t len;
 	char *buf;

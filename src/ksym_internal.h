@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* ksym table internals, shared by the parser and the query code only. */
+/* ksym table internals, shared by the parser, the queries and the cache only. */
 #ifndef KSYM_INTERNAL_H
 #define KSYM_INTERNAL_H
 
@@ -7,11 +7,15 @@
 
 #include "ksym.h"
 
-/* 24 bytes per symbol; strings live in the read buffer. */
+/*
+ * One per symbol, in file order: an entry's index never changes, so the name
+ * index can be built while the file is still being read. Address order is a
+ * separate permutation, needed only where the file is not sorted (module
+ * symbols in /proc/kallsyms).
+ */
 struct ksym_ent {
 	uint64_t addr;
 	uint32_t name;		/* offset of the NUL-terminated name in buf */
-	uint32_t seq;		/* input order: keeps the sort stable */
 	uint32_t size;		/* saturates at UINT32_MAX */
 	uint16_t mod;		/* 0: vmlinux, else mods[mod - 1] */
 	char type;
@@ -20,7 +24,22 @@ struct ksym_ent {
 
 struct ksym_slot {
 	uint32_t hash;
-	uint32_t idx;		/* entry index + 1; 0 = empty */
+	uint32_t idx;		/* entry index + 1 of the name's first entry; 0 = empty */
+};
+
+/*
+ * Exact-name index: one slot per distinct name, the other entries of that name
+ * chained by dup_next in file order. Kernel tables hold hundreds of
+ * "__func__.0"; as slots of their own they would form probe runs that every
+ * lookup nearby has to walk.
+ */
+struct ksym_index {
+	struct ksym_slot *slots;
+	uint32_t *dup_next;	/* entry -> index + 1 of the next same-named; 0: last */
+	uint32_t *tail;		/* while building: per slot, its chain's last entry + 1 */
+	uint32_t mask;
+	size_t used;		/* slots in use */
+	size_t dup_cap;
 };
 
 struct ksym_table {
@@ -28,19 +47,12 @@ struct ksym_table {
 	size_t len;
 	struct ksym_ent *ents;
 	size_t cnt;
+	size_t ent_cap;
+	uint32_t *by_addr;	/* address order where file order is not; NULL: the same */
 	uint32_t *mods;		/* offsets of module names in buf */
 	size_t mod_cnt;
 	enum ksym_format fmt;
-	/*
-	 * Exact-name index, alive between batch_begin and the last batch_end: one
-	 * slot per distinct name (its lowest-address entry), the other entries of
-	 * that name chained by dup_next in address order. Kernel tables hold
-	 * hundreds of "__func__.0"; as slots of their own they would form probe
-	 * runs that every lookup nearby has to walk.
-	 */
-	struct ksym_slot *slots;
-	uint32_t *dup_next;	/* entry -> index + 1 of the next same-named; 0: last */
-	uint32_t slot_mask;
+	struct ksym_index ix;	/* alive between batch_begin and the last batch_end */
 	int batch_refs;
 	/* a cache file mapped read-only: everything above points into it */
 	void *map;
@@ -55,6 +67,12 @@ static inline const char *ksym_ent_name(const struct ksym_table *t, const struct
 static inline const char *ksym_ent_mod(const struct ksym_table *t, const struct ksym_ent *e)
 {
 	return e->mod ? t->buf + t->mods[e->mod - 1] : NULL;
+}
+
+/* Entry index of the i-th symbol in address order. */
+static inline uint32_t ksym_addr_idx(const struct ksym_table *t, size_t i)
+{
+	return t->by_addr ? t->by_addr[i] : i;
 }
 
 /*
@@ -81,23 +99,25 @@ static inline uint32_t ksym_hash(const char *s)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-void ksym_table__finish(struct ksym_table *t);
-/* The name index of ents[0..cnt): 2^k slots at most 3/4 full, and dup_next. */
-int ksym_build_index(const struct ksym_ent *ents, size_t cnt, const char *buf,
-		     struct ksym_slot **slots, uint32_t **dup_next, uint32_t *mask);
-
-/* Index + 1 of the lowest-address entry called name (hash h), 0: none. */
+/* Index + 1 of the first entry (file order) called name (hash h), 0: none. */
 static inline uint32_t ksym_index_first(const struct ksym_table *t, const char *name, uint32_t h)
 {
-	uint32_t s;
+	const struct ksym_slot *slots = t->ix.slots;
+	uint32_t s, m = t->ix.mask;
 
-	for (s = h & t->slot_mask; t->slots[s].idx; s = (s + 1) & t->slot_mask) {
-		const struct ksym_ent *e = &t->ents[t->slots[s].idx - 1];
-
-		if (t->slots[s].hash == h && !strcmp(t->buf + e->name, name))
-			return t->slots[s].idx;
-	}
+	for (s = h & m; slots[s].idx; s = (s + 1) & m)
+		if (slots[s].hash == h && !strcmp(t->buf + t->ents[slots[s].idx - 1].name, name))
+			return slots[s].idx;
 	return 0;
 }
+
+/* Index building, also while parsing: init for about n entries, add in order. */
+int ksym_index_init(struct ksym_index *ix, size_t n);
+int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i);
+void ksym_index_seal(struct ksym_index *ix);	/* done adding: drop the build state */
+void ksym_index_free(struct ksym_index *ix);
+
+/* After parsing or changing addresses: address order (by_addr) and sizes. */
+int ksym_table__finish(struct ksym_table *t);
 
 #endif

@@ -118,9 +118,17 @@ static inline char *token_end(char *s, char *end)
 	return s;
 }
 
+/* Parser state: it can be fed a file piece by piece as it is being read. */
 struct parser {
 	struct ksym_table *t;
-	size_t ent_cap, mod_cap;
+	enum ksym_format fmt;
+	struct ksym_parse_stats *st;
+	bool text_only;
+	bool index;		/* add every entry to the name index as it is parsed */
+	bool any_addr;
+	size_t pos;		/* next unparsed byte of t->buf */
+	size_t lineno;
+	size_t mod_cap;
 	const char *last_mod;	/* consecutive lines share a module: skip the search */
 	uint16_t last_mod_id;
 };
@@ -243,100 +251,145 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 	return 0;
 }
 
-struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len,
-				     const struct ksym_parse_opts *opts)
+/* Parses the complete lines of buf[ps->pos, avail); at eof the last one too. */
+static int parse_lines(struct parser *ps, size_t avail, bool eof)
 {
-	struct ksym_parse_stats local = {}, *st = &local;
-	struct parser ps = {};
-	struct ksym_table *t;
-	char *s = buf, *end = buf + len, *nl;
-	bool text_only = false, any_addr = false;
-	size_t lineno = 0;
+	struct ksym_table *t = ps->t;
+	char *s = t->buf + ps->pos, *end = t->buf + avail, *nl, *le;
 	int err;
-
-	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, stats) + sizeof(void *) &&
-	    opts->stats)
-		st = opts->stats;
-	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, text_only) + sizeof(bool))
-		text_only = opts->text_only;
-	memset(st, 0, sizeof(*st));
-	if (len >= UINT32_MAX) {
-		free(buf);
-		errno = EFBIG;
-		return NULL;
-	}
-
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		free(buf);
-		errno = ENOMEM;
-		return NULL;
-	}
-	t->buf = buf;
-	t->len = len;
-	t->fmt = fmt;
-	ps.t = t;
-	/* kallsyms lines average ~30 bytes: one guess, rarely a realloc */
-	ps.ent_cap = len / 24 + 16;
-	t->ents = malloc(ps.ent_cap * sizeof(*t->ents));
-	if (!t->ents) {
-		err = -ENOMEM;
-		goto err;
-	}
 
 	while (s < end) {
 		struct ksym_ent *e;
-		char *le;
 
 		nl = memchr(s, '\n', end - s);
+		if (!nl && !eof)
+			break;		/* the rest of this line is still being read */
 		le = nl ? nl : end;
-		lineno++;
+		ps->lineno++;
 		if (le > s && le[-1] == '\r')
 			le[-1] = ' ';
 		if (skip_sep(s, le) == le) {	/* blank line */
 			s = le + 1;
 			continue;
 		}
-		if (t->cnt == ps.ent_cap) {
-			size_t ncap = ps.ent_cap * 2;
+		if (t->cnt == t->ent_cap) {
+			size_t ncap = t->ent_cap * 2;
 			struct ksym_ent *n = realloc(t->ents, ncap * sizeof(*n));
 
-			if (!n) {
-				err = -ENOMEM;
-				goto err;
-			}
+			if (!n)
+				return -ENOMEM;
 			t->ents = n;
-			ps.ent_cap = ncap;
+			t->ent_cap = ncap;
 		}
 		e = &t->ents[t->cnt];
-		err = parse_line(&ps, fmt, s, le, text_only, e);
+		err = parse_line(ps, ps->fmt, s, le, ps->text_only, e);
 		if (err < 0 && err != -EINVAL)
-			goto err;
+			return err;
 		if (err == -EINVAL) {
-			bad_line(st, lineno);
+			bad_line(ps->st, ps->lineno);
 		} else if (err == 1) {
-			st->skipped++;
+			ps->st->skipped++;
 		} else {
-			e->seq = t->cnt++;
-			any_addr |= e->addr != 0;
+			ps->any_addr |= e->addr != 0;
+			if (ps->index) {
+				err = ksym_index_add(&t->ix, t, t->cnt);
+				if (err)
+					return err;
+			}
+			t->cnt++;
 		}
 		if (nl)
 			*nl = '\0';
 		s = le + 1;
 	}
-	st->lines = lineno;
-	st->symbols = t->cnt;
-	if (fmt != KSYM_FMT_FUNCS && t->cnt && !any_addr) {
-		st->all_zero = true;
-		err = -EPERM;
-		goto err;
+	ps->pos = s > end ? avail : (size_t)(s - t->buf);
+	return 0;
+}
+
+static void parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
+		       struct ksym_parse_stats *local)
+{
+	ps->st = local;
+	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, stats) + sizeof(void *) &&
+	    opts->stats)
+		ps->st = opts->stats;
+	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, text_only) + sizeof(bool))
+		ps->text_only = opts->text_only;
+	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, index) + sizeof(bool))
+		ps->index = opts->index;
+	memset(ps->st, 0, sizeof(*ps->st));
+}
+
+/* A table around buf, ready to be fed; size_hint guesses the entry count. */
+static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, char *buf,
+				      size_t size_hint)
+{
+	struct ksym_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->buf = buf;
+	t->fmt = fmt;
+	ps->t = t;
+	ps->fmt = fmt;
+	/* kallsyms lines average ~30 bytes: one guess, rarely a realloc */
+	t->ent_cap = size_hint / 28 + 64;
+	t->ents = malloc(t->ent_cap * sizeof(*t->ents));
+	if (!t->ents || (ps->index && ksym_index_init(&t->ix, t->ent_cap))) {
+		free(t->ents);
+		free(t);
+		return NULL;
 	}
-	ksym_table__finish(t);
+	if (ps->index)
+		t->batch_refs = 1;	/* as if batch_begin had been called */
 	return t;
-err:
-	ksym_table__free(t);
-	errno = -err;
-	return NULL;
+}
+
+static int parse_end(struct parser *ps)
+{
+	struct ksym_table *t = ps->t;
+
+	ps->st->lines = ps->lineno;
+	ps->st->symbols = t->cnt;
+	if (ps->fmt != KSYM_FMT_FUNCS && t->cnt && !ps->any_addr) {
+		ps->st->all_zero = true;
+		return -EPERM;
+	}
+	if (ps->index)
+		ksym_index_seal(&t->ix);
+	return ksym_table__finish(t);
+}
+
+struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len,
+				     const struct ksym_parse_opts *opts)
+{
+	struct ksym_parse_stats local;
+	struct parser ps = {};
+	struct ksym_table *t;
+	int err;
+
+	parse_opts(&ps, opts, &local);
+	if (len >= UINT32_MAX) {
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
+	t = parse_begin(&ps, fmt, buf, len);
+	if (!t) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->len = len;
+	err = parse_lines(&ps, len, true);
+	if (!err)
+		err = parse_end(&ps);
+	if (err) {
+		ksym_table__free(t);
+		errno = -err;
+		return NULL;
+	}
+	return t;
 }
 
 struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
@@ -346,6 +399,11 @@ struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 	size_t len;
 	int err;
 
+	/*
+	 * Read it all, then one pass. Parsing chunk by chunk as the kernel hands
+	 * them out, in this thread or another, measured slower on the 2-vCPU VM
+	 * this was built on (see the README).
+	 */
 	err = ksym__read_file(path, &buf, &len);
 	if (err) {
 		errno = -err;
