@@ -64,7 +64,8 @@ vmlinux-h:
 
 # Fresh Debian 12: what the build and the tests need, from Debian 12's own archive.
 DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-dev \
-	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl
+	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl \
+	libclang-rt-14-dev
 .PHONY: deps
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
@@ -104,9 +105,35 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(wildcard src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) -lcmocka -lelf -o $@
 
+# libFuzzer targets: one per parser format, the cache loader, the globs.
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	$(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc
+FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache glob)
+
+define fuzz_format
+$(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(wildcard src/*.h)
+	@mkdir -p $$(@D)
+	$(CLANG) $(FUZZ_FLAGS) -DFUZZ_FMT=KSYM_FMT_$(shell echo $(1) | tr a-z A-Z) $$< \
+		$(KSYM_SRCS) -lelf -o $$@
+endef
+$(foreach f,$(FUZZ_FORMATS),$(eval $(call fuzz_format,$(f))))
+
+$(OUTPUT)/fuzz/fuzz_cache: tests/fuzz/fuzz_cache.c $(KSYM_SRCS) $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out src/ksym_cache.c,$(KSYM_SRCS)) -lelf -o $@
+
+$(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c src/glob.c src/ksym.h
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< src/glob.c -o $@
+
+.PHONY: fuzz
+fuzz: $(FUZZ_BINS)
+	OUTPUT=$(abspath $(OUTPUT)) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) prove -v --exec '' tests/fuzz/run.t
+
 .PHONY: check check-unit check-host check-vm
-check: all $(UNIT_BINS) $(DATA)
-	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS) tests/host/*.t tests/vm/*.t
+check: all $(UNIT_BINS) $(DATA) $(FUZZ_BINS)
+	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS) tests/host/*.t tests/fuzz/run.t tests/vm/*.t
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
 check-host: all $(DATA)

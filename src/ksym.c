@@ -308,7 +308,7 @@ int ksym_table__find(const struct ksym_table *t, const char *name, const char *m
 	char modbuf[64];
 	size_t n = 0, i, keep = max < FIND_MAX ? max : FIND_MAX;
 
-	if (colon) {
+	if (colon && !module) {
 		size_t ml = colon - name;
 
 		if (ml >= sizeof(modbuf))

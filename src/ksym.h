@@ -103,7 +103,7 @@ void ksym_table__batch_end(struct ksym_table *t);
 
 /*
  * Every symbol called name; module NULL matches any, "" vmlinux only, "mod" that
- * module; "mod:name" in name restricts too. Fills the lowest-addressed max (at
+ * module. With module NULL, "mod:name" restricts to mod (kernel names have no ':'). Fills the lowest-addressed max (at
  * most 64) into out, in address order, and returns the total count (0: none).
  */
 int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,

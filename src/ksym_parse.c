@@ -226,7 +226,12 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 			return -EINVAL;
 		mod = p + 1;
 		m_end[-1] = '\0';
+		/* a NUL inside would cut the name short: no real file has one */
+		if (strlen(mod) != (size_t)(m_end - 1 - mod))
+			return -EINVAL;
 	}
+	if (memchr(name, '\0', name_end - name))
+		return -EINVAL;
 	*name_end = '\0';
 
 	if (text_only && !keep_type(type))

@@ -167,6 +167,25 @@ static void test_malformed(void **state)
 	assert_int_equal(st.malformed, 1);
 	ksym_table__free(t);
 
+	/* found by fuzzing: a NUL inside a name or module cuts it short */
+	{
+		static const char nul_text[] = "ffffffff81000000 T a\0b\nffffffff81000010 t c\t[m\0d]\n"
+					       "ffffffff81000020 T ok\n";
+		char *buf = malloc(sizeof(nul_text));
+
+		memcpy(buf, nul_text, sizeof(nul_text));
+		t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, sizeof(nul_text) - 1, NULL);
+		assert_non_null(t);
+		assert_int_equal(ksym_table__cnt(t), 1);
+		ksym_table__free(t);
+	}
+	/* a ':' in a name is literal once the module is given explicitly */
+	t = tbl(KSYM_FMT_KALLSYMS, "ffffffff81000000 T odd:name\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__find(t, "odd:name", "", k, 1), 1);
+	assert_int_equal(ksym_table__find(t, "odd:name", NULL, k, 1), 0);	/* module "odd" */
+	ksym_table__free(t);
+
 	/* empty input is an empty table, not an error */
 	t = tbl(KSYM_FMT_KALLSYMS, "");
 	assert_non_null(t);
