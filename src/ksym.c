@@ -18,10 +18,9 @@ int ksym_index_init(struct ksym_index *ix, size_t n)
 		nslots <<= 1;
 	memset(ix, 0, sizeof(*ix));
 	ix->slots = calloc(nslots, sizeof(*ix->slots));
-	ix->tail = calloc(nslots, sizeof(*ix->tail));
 	ix->dup_cap = n > 1024 ? n : 1024;
-	ix->dup_next = calloc(ix->dup_cap, sizeof(*ix->dup_next));
-	if (!ix->slots || !ix->tail || !ix->dup_next) {
+	ix->dup_next = malloc(ix->dup_cap * sizeof(*ix->dup_next));
+	if (!ix->slots || !ix->dup_next) {
 		ksym_index_free(ix);
 		return -ENOMEM;
 	}
@@ -32,73 +31,39 @@ int ksym_index_init(struct ksym_index *ix, size_t n)
 void ksym_index_free(struct ksym_index *ix)
 {
 	free(ix->slots);
-	free(ix->tail);
 	free(ix->dup_next);
 	memset(ix, 0, sizeof(*ix));
 }
 
-void ksym_index_seal(struct ksym_index *ix)
-{
-	free(ix->tail);
-	ix->tail = NULL;
-}
-
-static void slot_put(struct ksym_index *ix, const struct ksym_table *t, uint32_t i, uint32_t h)
-{
-	const char *name = t->buf + t->ents[i].name;
-	uint32_t s;
-
-	for (s = h & ix->mask; ix->slots[s].idx; s = (s + 1) & ix->mask) {
-		if (ix->slots[s].hash == h &&
-		    !strcmp(t->buf + t->ents[ix->slots[s].idx - 1].name, name)) {
-			ix->dup_next[ix->tail[s] - 1] = i + 1;
-			ix->tail[s] = i + 1;
-			return;
-		}
-	}
-	ix->slots[s].hash = h;
-	ix->slots[s].idx = i + 1;
-	ix->tail[s] = i + 1;
-	ix->used++;
-}
-
 /* Twice the slots; chains survive as they are (they live in dup_next). */
-static int grow_slots(struct ksym_index *ix, const struct ksym_table *t)
+static int grow_slots(struct ksym_index *ix)
 {
-	uint32_t nslots = (ix->mask + 1) * 2, s, m = nslots - 1;
+	uint32_t nslots = (ix->mask + 1) * 2, s, n, m = nslots - 1;
 	struct ksym_slot *slots = calloc(nslots, sizeof(*slots));
-	uint32_t *tail = calloc(nslots, sizeof(*tail));
 
-	if (!slots || !tail) {
-		free(slots);
-		free(tail);
+	if (!slots)
 		return -ENOMEM;
-	}
 	for (s = 0; s <= ix->mask; s++) {
-		uint32_t n;
-
 		if (!ix->slots[s].idx)
 			continue;
 		for (n = ix->slots[s].hash & m; slots[n].idx; n = (n + 1) & m)
 			;
 		slots[n] = ix->slots[s];
-		tail[n] = ix->tail[s];
 	}
-	(void)t;
 	free(ix->slots);
-	free(ix->tail);
 	ix->slots = slots;
-	ix->tail = tail;
 	ix->mask = m;
 	return 0;
 }
 
 int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i)
 {
+	const char *name = t->buf + t->ents[i].name;
+	uint32_t h = ksym_hash(name), s;
 	int err;
 
 	if ((ix->used + 1) * 4 > (ix->mask + 1) * 3) {
-		err = grow_slots(ix, t);
+		err = grow_slots(ix);
 		if (err)
 			return err;
 	}
@@ -108,11 +73,22 @@ int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i
 
 		if (!n)
 			return -ENOMEM;
-		memset(n + ix->dup_cap, 0, (ncap - ix->dup_cap) * sizeof(*n));
 		ix->dup_next = n;
 		ix->dup_cap = ncap;
 	}
-	slot_put(ix, t, i, ksym_hash(t->buf + t->ents[i].name));
+	ix->dup_next[i] = 0;
+	for (s = h & ix->mask; ix->slots[s].idx; s = (s + 1) & ix->mask) {
+		if (ix->slots[s].hash == h &&
+		    !strcmp(t->buf + t->ents[ix->slots[s].idx - 1].name, name)) {
+			/* the new entry heads the chain: no tail to keep */
+			ix->dup_next[i] = ix->slots[s].idx;
+			ix->slots[s].idx = i + 1;
+			return 0;
+		}
+	}
+	ix->slots[s].hash = h;
+	ix->slots[s].idx = i + 1;
+	ix->used++;
 	return 0;
 }
 
@@ -130,10 +106,8 @@ int ksym_table__batch_begin(struct ksym_table *t)
 	if (err) {
 		ksym_index_free(&t->ix);
 		t->batch_refs = 0;
-		return err;
 	}
-	ksym_index_seal(&t->ix);
-	return 0;
+	return err;
 }
 
 void ksym_table__batch_end(struct ksym_table *t)

@@ -17,7 +17,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 5	/* 5: file-order entries, by_addr, Fletcher sum */
+#define CACHE_VERSION 7	/* 7: fmix64 in the checksum's final mixing */
 
 struct cache_hdr {
 	char magic[8];
@@ -32,9 +32,14 @@ struct cache_hdr {
 	uint64_t hdr_sum;	/* over the header up to here */
 };
 
-static inline uint64_t rotl(uint64_t v, int r)
+/* murmur3's finalizer: every input bit flips each output bit half the time */
+static inline uint64_t fmix64(uint64_t x)
 {
-	return (v << r) | (v >> (64 - r));
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
 }
 
 /*
@@ -45,7 +50,7 @@ static inline uint64_t rotl(uint64_t v, int r)
  */
 static uint64_t sum64(const void *p, size_t len)
 {
-	const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
+	const uint64_t K1 = 0x9e3779b97f4a7c15ull;
 	const unsigned char *b = p;
 	uint64_t a[4] = { 0 }, c[4] = { 0 }, w, h;
 	size_t i = 0;
@@ -58,16 +63,19 @@ static uint64_t sum64(const void *p, size_t len)
 			c[j] += a[j];
 		}
 	}
-	h = len * K1;
+	h = fmix64(len * K1);
 	for (; i < len; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
+	/*
+	 * Each sum through a full-avalanche bijection: a flipped high bit leaves
+	 * both sums differing only in their top bits, where multiply-and-xor
+	 * mixing let the two differences cancel.
+	 */
 	for (j = 0; j < 4; j++) {
-		h = (h ^ a[j]) * K1;
-		h = rotl(h ^ c[j], 31) * K2;
+		h = fmix64(h ^ a[j]);
+		h = fmix64(h ^ c[j]);
 	}
-	h ^= h >> 33;
-	h *= K2;
-	return h ^ (h >> 29);
+	return h;
 }
 
 static int read_small(const char *path, char *buf, size_t len)
@@ -233,11 +241,10 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	for (i = 0; i < t->mod_cnt; i++)
 		if (t->mods[i] >= t->len)
 			goto corrupt;
-	/* chains only go forward, so no corruption can make a lookup loop */
+	/* chains only go backwards, so no corruption can make a lookup loop */
 	for (i = 0; i < t->cnt; i++)
 		if (t->ents[i].name >= t->len || t->ents[i].mod > t->mod_cnt ||
-		    (t->ix.dup_next[i] &&
-		     (t->ix.dup_next[i] <= i + 1 || t->ix.dup_next[i] > t->cnt)) ||
+		    t->ix.dup_next[i] > i ||
 		    (t->by_addr && t->by_addr[i] >= t->cnt))
 			goto corrupt;
 	for (i = 0; i < h->nslots; i++)

@@ -24,19 +24,19 @@ struct ksym_ent {
 
 struct ksym_slot {
 	uint32_t hash;
-	uint32_t idx;		/* entry index + 1 of the name's first entry; 0 = empty */
+	uint32_t idx;		/* entry index + 1 of the name's latest entry; 0 = empty */
 };
 
 /*
- * Exact-name index: one slot per distinct name, the other entries of that name
- * chained by dup_next in file order. Kernel tables hold hundreds of
- * "__func__.0"; as slots of their own they would form probe runs that every
- * lookup nearby has to walk.
+ * Exact-name index: one slot per distinct name, holding its latest entry; the
+ * others are chained by dup_next, each to an earlier one. Kernel tables hold
+ * hundreds of "__func__.0": as slots of their own they would form probe runs
+ * that every lookup nearby has to walk. Chains only go backwards, so even a
+ * corrupt one ends. Callers order what they find by address.
  */
 struct ksym_index {
 	struct ksym_slot *slots;
-	uint32_t *dup_next;	/* entry -> index + 1 of the next same-named; 0: last */
-	uint32_t *tail;		/* while building: per slot, its chain's last entry + 1 */
+	uint32_t *dup_next;	/* entry -> index + 1 of an earlier same-named; 0: none */
 	uint32_t mask;
 	size_t used;		/* slots in use */
 	size_t dup_cap;
@@ -99,7 +99,7 @@ static inline uint32_t ksym_hash(const char *s)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Index + 1 of the first entry (file order) called name (hash h), 0: none. */
+/* Index + 1 of an entry called name (hash h), the head of its chain; 0: none. */
 static inline uint32_t ksym_index_first(const struct ksym_table *t, const char *name, uint32_t h)
 {
 	const struct ksym_slot *slots = t->ix.slots;
@@ -114,7 +114,6 @@ static inline uint32_t ksym_index_first(const struct ksym_table *t, const char *
 /* Index building, also while parsing: init for about n entries, add in order. */
 int ksym_index_init(struct ksym_index *ix, size_t n);
 int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i);
-void ksym_index_seal(struct ksym_index *ix);	/* done adding: drop the build state */
 void ksym_index_free(struct ksym_index *ix);
 
 /* After parsing or changing addresses: address order (by_addr) and sizes. */

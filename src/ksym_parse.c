@@ -52,7 +52,9 @@ int ksym__read_file(const char *path, char **bufp, size_t *lenp)
 	}
 	close(fd);
 	buf[len] = '\0';
-	*bufp = buf;
+	/* the doubling left up to half unused: the buffer becomes the string arena */
+	nbuf = realloc(buf, len + 1);
+	*bufp = nbuf ? nbuf : buf;
 	*lenp = len;
 	return 0;
 err:
@@ -337,8 +339,8 @@ static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, c
 	t->fmt = fmt;
 	ps->t = t;
 	ps->fmt = fmt;
-	/* kallsyms lines average ~30 bytes: one guess, rarely a realloc */
-	t->ent_cap = size_hint / 28 + 64;
+	/* kallsyms lines average ~44 bytes (40 for the function lists) */
+	t->ent_cap = size_hint / 40 + 64;
 	t->ents = malloc(t->ent_cap * sizeof(*t->ents));
 	if (!t->ents || (ps->index && ksym_index_init(&t->ix, t->ent_cap))) {
 		free(t->ents);
@@ -360,8 +362,15 @@ static int parse_end(struct parser *ps)
 		ps->st->all_zero = true;
 		return -EPERM;
 	}
-	if (ps->index)
-		ksym_index_seal(&t->ix);
+	/* give back the guesses' slack: the table may live for the whole run */
+	if (t->cnt && t->cnt < t->ent_cap) {
+		struct ksym_ent *n = realloc(t->ents, t->cnt * sizeof(*n));
+
+		if (n) {
+			t->ents = n;
+			t->ent_cap = t->cnt;
+		}
+	}
 	return ksym_table__finish(t);
 }
 

@@ -130,7 +130,7 @@ static void test_truncated_and_flipped(void **state)
 	/* one flipped bit anywhere: header, entries, index, strings */
 	store_sample("flip", &k);
 	assert_int_equal(stat(path_of("flip"), &st), 0);
-	for (off = 0; off < st.st_size; off += 7) {
+	for (off = 0; off < st.st_size; off++) {
 		fd = open(path_of("flip"), O_RDWR);
 		assert_true(fd >= 0);
 		assert_int_equal(pread(fd, &c, 1, off), 1);
