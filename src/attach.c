@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "clock.h"
 #include "ksym.h"
 #include "ksymattach.skel.h"
 
@@ -33,14 +33,6 @@ struct kattach {
 	uint64_t phase_ns[KATTACH_PH_CNT];
 	char err[320];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static int fail(struct kattach *a, int err, const char *fmt, ...)
 {
@@ -115,25 +107,15 @@ bool kattach__from_cache(const struct kattach *a)
 static int load_funcs(struct kattach *a)
 {
 	const struct kattach_opts *o = &a->opts;
-	struct ksym_db_opts dbo = {
-		.sz = sizeof(dbo),
-		/* the blacklist only matters to a listing (and classic kprobes) */
-		.need = KSYM_DB_FUNCS | (o->list_only ? KSYM_DB_BLACKLIST : 0),
-		.kallsyms_path = o->kallsyms_path,
-		.funcs_path = o->funcs_path,
-		.funcs_addrs_path = o->funcs_addrs_path,
-		.system_map_path = o->system_map_path,
-		.vmlinux_path = o->vmlinux_path,
-		.blacklist_path = o->blacklist_path,
-		.tracefs_path = o->tracefs_path,
-		.cache_dir = o->cache_dir,
-		.no_cache = o->no_cache,
-		.verbose = o->verbose,
-		.warn = o->warn,
-		.allow_unknown_traceability = o->list_only,
-	};
+	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
 	int err, ph;
 
+	if (o->sources)
+		memcpy(&dbo, o->sources, o->sources->sz < sizeof(dbo) ? o->sources->sz : sizeof(dbo));
+	dbo.sz = sizeof(dbo);
+	/* the blacklist only matters to a listing (and classic kprobes) */
+	dbo.need = KSYM_DB_FUNCS | (o->list_only ? KSYM_DB_BLACKLIST : 0);
+	dbo.allow_unknown_traceability = o->list_only;
 	a->db = ksym_db__new(&dbo);
 	if (!a->db)
 		return fail(a, ENOMEM, "out of memory");

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ksym.h"
 #include "ksymattach.h"
 
 struct kattach;
@@ -45,19 +46,10 @@ struct kattach_opts {
 	const char *const *patterns;	/* globs or exact names, "mod:name" allowed */
 	size_t pattern_cnt;
 	enum kattach_mode mode;
-	/* Source overrides (tests, offline use); NULL: the live kernel's files. */
-	const char *kallsyms_path;
-	const char *funcs_path;		/* available_filter_functions format */
-	const char *funcs_addrs_path;	/* available_filter_functions_addrs format */
-	const char *system_map_path;	/* instead of kallsyms */
-	const char *vmlinux_path;	/* ELF symbols instead of kallsyms */
-	const char *blacklist_path;	/* NULL: debugfs; only read for lists */
-	const char *tracefs_path;	/* NULL: /sys/kernel/tracing, then debugfs */
-	const char *cache_dir;		/* NULL: the lookup layer's default */
-	bool no_cache;
+	/* Symbol sources and cache (NULL: the live kernel's); need is set here. */
+	const struct ksym_db_opts *sources;
 	bool list_only;		/* resolve only: unreadable lists fall back to kallsyms */
 	bool verbose;
-	void (*warn)(const char *msg);	/* lookup-layer warnings */
 };
 
 struct kattach_target {

@@ -8,23 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "bench_ref.h"
+#include "clock.h"
 #include "ksym.h"
 
 #define MAX_ROUNDS 64
 #define SCAN_LOOKUPS 200	/* linear scans are slow: fewer of them */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ksym_internal.h"
 
 struct ksym_db {
@@ -29,14 +29,6 @@ struct ksym_db {
 	uint64_t phase_ns[KSYM_PH_CNT];
 	char err[320];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static int fail(struct ksym_db *db, int err, const char *fmt, ...)
 {

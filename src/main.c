@@ -262,24 +262,16 @@ static void wait_for(double secs)
 		;
 }
 
-static int run_attach(const char *kernel)
+static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 {
 	struct kattach_opts ko = {
 		.sz = sizeof(ko),
 		.patterns = env.patterns,
 		.pattern_cnt = env.pattern_cnt,
 		.mode = env.mode,
-		.kallsyms_path = env.kallsyms,
-		.system_map_path = env.system_map,
-		.vmlinux_path = env.vmlinux,
-		.funcs_path = env.funcs,
-		.funcs_addrs_path = env.funcs_addrs,
-		.blacklist_path = env.blacklist,
-		.cache_dir = env.cache_dir,
-		.no_cache = env.no_cache,
+		.sources = dbo,
 		.list_only = env.list,
 		.verbose = env.verbose,
-		.warn = warn_fn,
 	};
 	struct report_opts ro = {
 		.sz = sizeof(ro),
@@ -341,8 +333,20 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	uname(&u);
 
+	/* where symbols come from: the same for every command */
+	dbo.kallsyms_path = env.kallsyms;
+	dbo.system_map_path = env.system_map;
+	dbo.vmlinux_path = env.vmlinux;
+	dbo.funcs_path = env.funcs;
+	dbo.funcs_addrs_path = env.funcs_addrs;
+	dbo.blacklist_path = env.blacklist;
+	dbo.cache_dir = env.cache_dir;
+	dbo.no_cache = env.no_cache;
+	dbo.verbose = env.verbose;
+	dbo.warn = warn_fn;
+
 	if (env.cmd == CMD_ATTACH)
-		return run_attach(u.release);
+		return run_attach(u.release, &dbo);
 	if (env.cmd == CMD_BENCH) {
 		struct bench_opts bo = {
 			.sz = sizeof(bo),
@@ -357,17 +361,6 @@ int main(int argc, char **argv)
 			return bench__rss_probe(env.rss_probe, env.rss_probe_ref);
 		return bench__run(&bo);
 	}
-
-	dbo.kallsyms_path = env.kallsyms;
-	dbo.system_map_path = env.system_map;
-	dbo.vmlinux_path = env.vmlinux;
-	dbo.funcs_path = env.funcs;
-	dbo.funcs_addrs_path = env.funcs_addrs;
-	dbo.blacklist_path = env.blacklist;
-	dbo.cache_dir = env.cache_dir;
-	dbo.no_cache = env.no_cache;
-	dbo.verbose = env.verbose;
-	dbo.warn = warn_fn;
 	qo.format = env.format;
 	qo.kernel = u.release;
 	qo.db = &dbo;
