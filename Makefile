@@ -12,12 +12,14 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
-INCLUDES := -I$(OUTPUT) -Isrc -Ibpf
+# libbpf's UAPI copy: newer than the distribution's linux/bpf.h (link info, session)
+INCLUDES := -I$(OUTPUT) -Isrc -Ibpf -Ilibbpf/include/uapi
 LDLIBS := -lelf -lz -lzstd -pthread
 
 # Userspace: one file per responsibility (CLI -> attach engine -> lookup layer).
 KSYM_SRCS := src/ksym.c src/ksym_parse.c src/ksym_cache.c src/ksym_db.c src/ksym_elf.c src/glob.c
-APP_SRCS := src/main.c src/query.c src/bench.c src/bench_ref.c src/attach.c src/report.c \
+APP_SRCS := src/main.c src/query.c src/bench.c src/bench_ref.c src/compare.c src/attach.c \
+	src/report.c \
 	$(KSYM_SRCS)
 APP_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(APP_SRCS))
 BPF_APPS := ksymattach

@@ -27,10 +27,15 @@ struct kattach {
 	size_t target_cnt;
 	unsigned long *addrs;
 	struct ksymattach_bpf *skel;
-	struct bpf_link *link;
+	struct bpf_link **links;
+	size_t link_cnt;		/* alive now */
+	size_t links_made;		/* for the report, after detach too */
+	const char **names;	/* KERNEL resolver: distinct names, per link */
 	size_t attached;
 	const char *source;
 	uint64_t phase_ns[KATTACH_PH_CNT];
+	uint64_t prep_ns;	/* libbpf mode: our own resolution, outside the phases */
+	ssize_t confirmed;	/* targets the kernel lists in its links; -1: not told */
 	char err[320];
 };
 
@@ -52,6 +57,7 @@ struct kattach *kattach__new(const struct kattach_opts *opts)
 		return NULL;
 	memcpy(&a->opts, opts, opts->sz < sizeof(a->opts) ? opts->sz : sizeof(a->opts));
 	a->opts.sz = sizeof(a->opts);
+	a->confirmed = -1;
 	return a;
 }
 
@@ -63,6 +69,8 @@ void kattach__free(struct kattach *a)
 	ksym_db__free(a->db);
 	free(a->targets);
 	free(a->addrs);
+	free(a->names);
+	free(a->links);
 	free(a);
 }
 
@@ -92,6 +100,16 @@ enum kattach_mode kattach__mode(const struct kattach *a) { return a->opts.mode; 
 size_t kattach__target_cnt(const struct kattach *a) { return a->target_cnt; }
 const struct kattach_target *kattach__targets(const struct kattach *a) { return a->targets; }
 size_t kattach__attached_cnt(const struct kattach *a) { return a->attached; }
+size_t kattach__link_cnt(const struct kattach *a) { return a->link_cnt; }
+uint64_t kattach__prep_ns(const struct kattach *a) { return a->prep_ns; }
+ssize_t kattach__confirmed_cnt(const struct kattach *a) { return a->confirmed; }
+size_t kattach__link_cnt_total(const struct kattach *a) { return a->links_made; }
+enum kattach_resolver kattach__resolver(const struct kattach *a) { return a->opts.resolver; }
+
+const char *kattach__resolver_name(enum kattach_resolver r)
+{
+	return r == KATTACH_RES_LIBBPF ? "libbpf" : r == KATTACH_RES_KERNEL ? "kernel" : "ksym";
+}
 const char *kattach__source(const struct kattach *a) { return a->source ? a->source : "none"; }
 const char *kattach__errmsg(const struct kattach *a) { return a->err; }
 bool kattach__traceability_known(const struct kattach *a)
@@ -207,6 +225,13 @@ int kattach__resolve(struct kattach *a)
 			a->targets[j++] = a->targets[i];
 	a->target_cnt = j;
 	a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
+	/* libbpf resolves inside its attach call: ours only serves the report */
+	if (a->opts.resolver == KATTACH_RES_LIBBPF) {
+		for (i = KATTACH_PH_READ; i <= KATTACH_PH_MATCH; i++) {
+			a->prep_ns += a->phase_ns[i];
+			a->phase_ns[i] = 0;
+		}
+	}
 	return 0;
 }
 
@@ -219,7 +244,7 @@ static const char *release(void)
 	return u.release;
 }
 
-static int attach_error(struct kattach *a, int err)
+static int attach_error(struct kattach *a, int err, size_t cnt)
 {
 	switch (-err) {
 	case EPERM:
@@ -231,23 +256,122 @@ static int attach_error(struct kattach *a, int err)
 		return fail(a, err, "kernel %s has no kprobe.multi support "
 				    "(built without CONFIG_FPROBE)", release());
 	case E2BIG:
-		return fail(a, err, "too many targets for one link (%zu)", a->target_cnt);
+		return fail(a, err, "too many targets for one link (%zu)", cnt);
+	case ESRCH:
+		return fail(a, err, "the kernel found no traceable function of one of %zu names",
+			    cnt);
 	default:
 		return fail(a, err, "cannot attach %s to %zu functions: %s",
-			    kattach__mode_name(a->opts.mode), a->target_cnt, strerror(-err));
+			    kattach__mode_name(a->opts.mode), cnt, strerror(-err));
 	}
+}
+
+/* kprobe.session came with Linux 6.10: say so rather than fail obscurely. */
+static int check_session(struct kattach *a)
+{
+	int major = 0, minor = 0;
+
+	if (a->opts.mode != KATTACH_SESSION)
+		return 0;
+	if (sscanf(release(), "%d.%d", &major, &minor) == 2 &&
+	    (major > 6 || (major == 6 && minor >= 10)))
+		return 0;
+	return fail(a, EOPNOTSUPP, "kprobe.session needs Linux >= 6.10, this is %s", release());
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* One link over targets [i, i + n), handed over as the resolver wants. */
+static struct bpf_link *attach_one(struct kattach *a, struct bpf_program *prog, size_t i,
+				   size_t n, size_t *cnt)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo);
+	const char *pattern = NULL;
+	size_t j, k;
+
+	mo.session = a->opts.mode == KATTACH_SESSION;
+	*cnt = n;
+	switch (a->opts.resolver) {
+	case KATTACH_RES_KSYM:
+		mo.addrs = a->addrs + i;
+		mo.cnt = n;
+		break;
+	case KATTACH_RES_KERNEL:
+		/* the kernel takes each name once, and only its first traceable instance */
+		for (j = k = 0; j < n; j++)
+			a->names[i + k++] = a->targets[i + j].name;
+		qsort(a->names + i, k, sizeof(*a->names), name_cmp);
+		for (j = n ? 1 : 0, n = k ? 1 : 0; j < k; j++)
+			if (strcmp(a->names[i + j], a->names[i + n - 1]))
+				a->names[i + n++] = a->names[i + j];
+		mo.syms = a->names + i;
+		mo.cnt = n;
+		*cnt = n;
+		break;
+	case KATTACH_RES_LIBBPF:
+		/* libbpf resolves a pattern itself, re-reading the kernel's list */
+		pattern = a->opts.link_batch ? a->targets[i].name : a->opts.patterns[i];
+		*cnt = 1;
+		break;
+	}
+	return bpf_program__attach_kprobe_multi_opts(prog, pattern, &mo);
+}
+
+static struct kattach_target *target_of(struct kattach *a, uint64_t ip);
+
+/*
+ * Ask the kernel which addresses each link really holds (Linux >= 6.6 tells):
+ * what counts as attached is what the kernel says, whoever resolved the names.
+ */
+static void confirm(struct kattach *a)
+{
+	size_t i, total = 0, cap = a->target_cnt + 16;
+	__u64 *addrs = calloc(cap, sizeof(*addrs));
+	bool known = addrs != NULL;
+	__u32 j;
+
+	for (i = 0; known && i < a->link_cnt; i++) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+
+		info.kprobe_multi.addrs = (__u64)(unsigned long)addrs;
+		info.kprobe_multi.count = cap;
+		if (bpf_link_get_info_by_fd(bpf_link__fd(a->links[i]), &info, &len) ||
+		    info.type != BPF_LINK_TYPE_KPROBE_MULTI || !info.kprobe_multi.count) {
+			known = false;
+			break;
+		}
+		for (j = 0; j < info.kprobe_multi.count && j < cap; j++) {
+			struct kattach_target *t = target_of(a, addrs[j]);
+
+			if (t && !(t->flags & KATTACH_F_CONFIRMED)) {
+				t->flags |= KATTACH_F_CONFIRMED;
+				total++;
+			}
+		}
+	}
+	free(addrs);
+	if (known)
+		a->confirmed = total;
 }
 
 int kattach__attach(struct kattach *a)
 {
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo);
 	struct bpf_program *prog;
+	size_t i, n, step, units, cnt;
 	uint64_t t0 = now_ns();
-	size_t i;
 	int err;
 
 	if (!a->target_cnt)
 		return fail(a, EINVAL, "nothing to attach");
+	err = check_session(a);
+	if (err)
+		return err;
+	if (a->opts.resolver == KATTACH_RES_LIBBPF && a->opts.link_batch > 1)
+		return fail(a, EINVAL, "libbpf takes one pattern per link: --batch does not apply");
 	a->skel = ksymattach_bpf__open();
 	if (!a->skel)
 		return fail(a, errno, "cannot open the BPF object: %s", strerror(errno));
@@ -262,25 +386,41 @@ int kattach__attach(struct kattach *a)
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
-			return attach_error(a, err);
+			return attach_error(a, err, a->target_cnt);
 		return fail(a, err, "cannot load the BPF program: %s (-v shows the verifier log)",
 			    strerror(-err));
 	}
 
+	/* link units: libbpf's one-link layout is one link per pattern */
+	step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;
+	units = a->opts.resolver == KATTACH_RES_LIBBPF && !a->opts.link_batch
+			? a->opts.pattern_cnt : (a->target_cnt + step - 1) / step;
 	a->addrs = malloc(a->target_cnt * sizeof(*a->addrs));
-	if (!a->addrs)
+	a->names = malloc(a->target_cnt * sizeof(*a->names));
+	a->links = calloc(units, sizeof(*a->links));
+	if (!a->addrs || !a->names || !a->links)
 		return fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < a->target_cnt; i++)
 		a->addrs[i] = a->targets[i].addr;
-	mo.addrs = a->addrs;
-	mo.cnt = a->target_cnt;
-	mo.session = a->opts.mode == KATTACH_SESSION;
+
 	t0 = now_ns();
-	a->link = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+	for (i = 0; i < units; i++) {
+		size_t first = a->opts.resolver == KATTACH_RES_LIBBPF && !a->opts.link_batch
+				       ? i : i * step;
+
+		n = a->target_cnt - first < step ? a->target_cnt - first : step;
+		a->links[i] = attach_one(a, prog, first, n, &cnt);
+		if (!a->links[i]) {
+			err = -errno;
+			a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+			return attach_error(a, err, cnt);
+		}
+		a->link_cnt++;
+		a->links_made++;
+	}
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
-	if (!a->link)
-		return attach_error(a, -errno);
 	a->attached = a->target_cnt;
+	confirm(a);
 	return 0;
 }
 
@@ -349,11 +489,13 @@ int kattach__collect(struct kattach *a)
 int kattach__detach(struct kattach *a)
 {
 	uint64_t t0 = now_ns();
+	size_t i;
 
-	if (!a->link && !a->skel)
+	if (!a->link_cnt && !a->skel)
 		return 0;
-	bpf_link__destroy(a->link);
-	a->link = NULL;
+	for (i = 0; i < a->link_cnt; i++)
+		bpf_link__destroy(a->links[i]);
+	a->link_cnt = 0;
 	ksymattach_bpf__destroy(a->skel);
 	a->skel = NULL;
 	a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ksym.h"
 #include "ksymattach.h"
@@ -27,6 +28,13 @@ struct kattach;
 enum kattach_mode {
 	KATTACH_MULTI,		/* kprobe.multi: hit counts */
 	KATTACH_SESSION,	/* kprobe.session: entry + return, latency */
+};
+
+/* Who turns names into addresses. */
+enum kattach_resolver {
+	KATTACH_RES_KSYM,	/* the lookup layer; the kernel gets addresses */
+	KATTACH_RES_LIBBPF,	/* stock libbpf, given the pattern or each name */
+	KATTACH_RES_KERNEL,	/* the kernel, given names (kprobe_multi.syms) */
 };
 
 /* The first three are the lookup layer's (enum ksym_phase), in its order. */
@@ -46,17 +54,26 @@ struct kattach_opts {
 	const char *const *patterns;	/* globs or exact names, "mod:name" allowed */
 	size_t pattern_cnt;
 	enum kattach_mode mode;
+	enum kattach_resolver resolver;
+	/*
+	 * Targets per link: 0 one link for all (libbpf: one per pattern), 1 a
+	 * link per function (how many agents attach), N batches of N.
+	 */
+	size_t link_batch;
 	/* Symbol sources and cache (NULL: the live kernel's); need is set here. */
 	const struct ksym_db_opts *sources;
 	bool list_only;		/* resolve only: unreadable lists fall back to kallsyms */
 	bool verbose;
 };
 
+/* kattach_target.flags beyond the KSYM_F_* ones */
+#define KATTACH_F_CONFIRMED (1u << 16)	/* the kernel lists it in a link */
+
 struct kattach_target {
 	uint64_t addr;		/* what is handed to the kernel */
 	const char *name;
 	const char *module;	/* NULL: vmlinux */
-	unsigned int flags;	/* KSYM_F_TRACEABLE, KSYM_F_BLACKLISTED, KSYM_F_AMBIGUOUS */
+	unsigned int flags;	/* KSYM_F_TRACEABLE, _BLACKLISTED, _AMBIGUOUS, KATTACH_F_* */
 	struct ksa_stat stat;	/* summed over CPUs by kattach__collect() */
 };
 
@@ -72,9 +89,21 @@ size_t kattach__target_cnt(const struct kattach *a);
 /* Targets in address order; stats valid after kattach__collect(). */
 const struct kattach_target *kattach__targets(const struct kattach *a);
 size_t kattach__attached_cnt(const struct kattach *a);
+/* Targets the kernel's link info lists (Linux >= 6.6); -1 when it does not say. */
+ssize_t kattach__confirmed_cnt(const struct kattach *a);
+size_t kattach__link_cnt(const struct kattach *a);	/* alive now */
+size_t kattach__link_cnt_total(const struct kattach *a);	/* created by this run */
+enum kattach_resolver kattach__resolver(const struct kattach *a);
+const char *kattach__resolver_name(enum kattach_resolver r);
 /* Nanoseconds spent per phase (0 for a phase that did not run). */
 uint64_t kattach__phase_ns(const struct kattach *a, enum kattach_phase ph);
 const char *kattach__phase_name(enum kattach_phase ph);
+/*
+ * With the libbpf resolver, libbpf resolves inside the attach call; the lookup
+ * layer's own resolution (for the report) is kept out of the phases and
+ * counted here instead.
+ */
+uint64_t kattach__prep_ns(const struct kattach *a);
 /* Which files the targets came from, e.g. "available_filter_functions_addrs". */
 const char *kattach__source(const struct kattach *a);
 /* False when the function lists were unreadable and --list fell back to kallsyms. */

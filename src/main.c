@@ -18,6 +18,7 @@
 
 #include "attach.h"
 #include "bench.h"
+#include "compare.h"
 #include "query.h"
 #include "report.h"
 
@@ -39,10 +40,13 @@ static struct env {
 	size_t arg_cnt;
 	double duration;
 	bool list;
+	bool compare;
 	bool verbose;
 	bool no_cache;
 	enum report_format format;
 	enum kattach_mode mode;
+	enum kattach_resolver resolver;
+	size_t link_batch;
 	size_t top;
 	const char *kallsyms;
 	const char *system_map;
@@ -88,6 +92,9 @@ enum {
 	OPT_LOOKUPS,
 	OPT_RSS_PROBE,
 	OPT_RSS_PROBE_REF,
+	OPT_LINK_PER_FUNC,
+	OPT_BATCH,
+	OPT_COMPARE,
 };
 
 static const struct argp_option opts[] = {
@@ -96,7 +103,13 @@ static const struct argp_option opts[] = {
 	{ "duration", 'd', "SECONDS", 0, "Stay attached this long (0: attach and detach)", 0 },
 	{ "list", 'l', NULL, 0, "Resolve and list the matching functions, attach nothing", 0 },
 	{ "mode", 'm', "MODE", 0, "multi (kprobe.multi, default) or session (kprobe.session)", 0 },
-	{ "output", 'o', "FORMAT", 0, "text (default) or json", 0 },
+	{ "output", 'o', "FORMAT", 0, "text (default), json or prom (Prometheus)", 0 },
+	{ "resolver", 'r', "R", 0, "ksym (default: addresses), libbpf (stock libbpf resolves) "
+				   "or kernel (names to the kernel)", 0 },
+	{ "link-per-func", OPT_LINK_PER_FUNC, NULL, 0, "One link per function", 0 },
+	{ "batch", OPT_BATCH, "N", 0, "N functions per link", 0 },
+	{ "compare", OPT_COMPARE, NULL, 0, "Attach and detach with every resolver in turn "
+					   "(--rounds, default 5) and compare the phases", 0 },
 	{ "top", 'n', "N", 0, "Text output: show the N busiest functions (default 20, 0: all)", 0 },
 	{ "kallsyms", OPT_KALLSYMS, "FILE", 0, "Symbols from FILE, not /proc/kallsyms", 1 },
 	{ "system-map", OPT_SYSTEM_MAP, "FILE", 0, "Symbols from a System.map", 1 },
@@ -109,7 +122,7 @@ static const struct argp_option opts[] = {
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
 	{ "cache-dir", OPT_CACHE_DIR, "DIR", OPTION_HIDDEN, "Cache directory (tests)", 1 },
-	{ "rounds", OPT_ROUNDS, "N", 0, "bench: medians over N rounds (default 5)", 2 },
+	{ "rounds", OPT_ROUNDS, "N", 0, "bench, --compare: medians over N rounds (default 5)", 2 },
 	{ "lookups", OPT_LOOKUPS, "N", 0, "bench: lookups a round (default 10000)", 2 },
 	{ "rss-probe", OPT_RSS_PROBE, "FILE", OPTION_HIDDEN, "bench helper", 2 },
 	{ "rss-probe-ref", OPT_RSS_PROBE_REF, "FILE", OPTION_HIDDEN, "bench helper", 2 },
@@ -166,8 +179,32 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.format = REPORT_TEXT;
 		else if (!strcmp(arg, "json"))
 			env.format = REPORT_JSON;
+		else if (!strcmp(arg, "prom"))
+			env.format = REPORT_PROM;
 		else
-			usage_error(state, "invalid output format '%s' (text or json)", arg);
+			usage_error(state, "invalid output format '%s' (text, json or prom)", arg);
+		break;
+	case 'r':
+		if (!strcmp(arg, "ksym"))
+			env.resolver = KATTACH_RES_KSYM;
+		else if (!strcmp(arg, "libbpf"))
+			env.resolver = KATTACH_RES_LIBBPF;
+		else if (!strcmp(arg, "kernel"))
+			env.resolver = KATTACH_RES_KERNEL;
+		else
+			usage_error(state, "invalid resolver '%s' (ksym, libbpf or kernel)", arg);
+		break;
+	case OPT_COMPARE:
+		env.compare = true;
+		break;
+	case OPT_LINK_PER_FUNC:
+		env.link_batch = 1;
+		break;
+	case OPT_BATCH:
+		errno = 0;
+		env.link_batch = strtoul(arg, &end, 10);
+		if (errno || *end || !env.link_batch || *arg == '-')
+			usage_error(state, "invalid batch size '%s'", arg);
 		break;
 	case 'n':
 		errno = 0;
@@ -269,6 +306,8 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 		.patterns = env.patterns,
 		.pattern_cnt = env.pattern_cnt,
 		.mode = env.mode,
+		.resolver = env.resolver,
+		.link_batch = env.link_batch,
 		.sources = dbo,
 		.list_only = env.list,
 		.verbose = env.verbose,
@@ -283,6 +322,17 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 	struct kattach *a;
 	int err;
 
+	if (env.compare) {
+		struct compare_opts co = {
+			.sz = sizeof(co),
+			.attach = &ko,
+			.rounds = env.rounds,
+			.format = env.format,
+			.kernel = kernel,
+		};
+
+		return compare__run(&co);
+	}
 	a = kattach__new(&ko);
 	if (!a) {
 		fprintf(stderr, "ksymattach: out of memory\n");

@@ -26,6 +26,126 @@ void report__json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Calls, returns and the log2 histogram up to its last non-empty slot. */
+static void json_latency(FILE *f, const struct ksa_stat *st)
+{
+	int last = KSA_LAT_SLOTS - 1, i;
+
+	while (last >= 0 && !st->lat_log2[last])
+		last--;
+	fprintf(f, ",\"calls\":%" PRIu64 ",\"returns\":%" PRIu64 ",\"avg_ns\":%.0f,"
+		   "\"latency_ns_log2\":[", (uint64_t)st->calls, (uint64_t)st->returns,
+		st->returns ? (double)st->lat_sum_ns / st->returns : 0.0);
+	for (i = 0; i <= last; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", (uint64_t)st->lat_log2[i]);
+	fputc(']', f);
+}
+
+/* libbpf-tools' log2 histogram: slot i holds [2^i, 2^(i+1)) ns. */
+static void print_hist(FILE *f, const struct kattach_target *t)
+{
+	const struct ksa_stat *st = &t->stat;
+	int first = 0, last = KSA_LAT_SLOTS - 1, i, w;
+	uint64_t max = 0;
+
+	while (last >= 0 && !st->lat_log2[last])
+		last--;
+	while (first < last && !st->lat_log2[first])
+		first++;
+	for (i = first; i <= last; i++)
+		max = st->lat_log2[i] > max ? st->lat_log2[i] : max;
+	fprintf(f, "\n%s: %" PRIu64 " calls, %" PRIu64 " returns, avg %.0f ns\n", t->name,
+		(uint64_t)st->calls, (uint64_t)st->returns,
+		st->returns ? (double)st->lat_sum_ns / st->returns : 0.0);
+	if (last < 0)
+		return;
+	fprintf(f, "%24s : %-10s distribution\n", "nsecs", "count");
+	for (i = first; i <= last; i++) {
+		char range[40];
+
+		snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, (uint64_t)1 << i,
+			 ((uint64_t)1 << (i + 1)) - 1);
+		w = max ? (int)(st->lat_log2[i] * 40 / max) : 0;
+		fprintf(f, "%24s : %-10" PRIu64 " |%-40.*s|\n", range, (uint64_t)st->lat_log2[i], w,
+			"****************************************");
+	}
+}
+
+/* Label values: backslash, quote and newline escaped. */
+static void prom_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void print_prom(FILE *f, const struct kattach *a, const struct report_opts *o,
+		       const struct kattach_target **v)
+{
+	size_t n = kattach__target_cnt(a), i;
+	bool session = kattach__mode(a) == KATTACH_SESSION;
+	int ph, b;
+
+	fputs("# HELP ksymattach_info The kernel, mode and resolver of the last run.\n"
+	      "# TYPE ksymattach_info gauge\nksymattach_info{kernel=\"", f);
+	prom_str(f, o->kernel);
+	fprintf(f, "\",mode=\"%s\",resolver=\"%s\",source=\"", kattach__mode_name(kattach__mode(a)),
+		kattach__resolver_name(kattach__resolver(a)));
+	prom_str(f, kattach__source(a));
+	fputs("\"} 1\n", f);
+	fprintf(f, "# HELP ksymattach_functions_matched Functions the patterns matched.\n"
+		   "# TYPE ksymattach_functions_matched gauge\nksymattach_functions_matched %zu\n"
+		   "# HELP ksymattach_functions_attached Functions attached.\n"
+		   "# TYPE ksymattach_functions_attached gauge\nksymattach_functions_attached %zu\n"
+		   "# HELP ksymattach_links BPF links created.\n"
+		   "# TYPE ksymattach_links gauge\nksymattach_links %zu\n",
+		n, kattach__attached_cnt(a), kattach__link_cnt_total(a));
+	fputs("# HELP ksymattach_phase_seconds Wall time of each attach phase.\n"
+	      "# TYPE ksymattach_phase_seconds gauge\n", f);
+	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
+		fprintf(f, "ksymattach_phase_seconds{phase=\"%s\"} %.9f\n", kattach__phase_name(ph),
+			kattach__phase_ns(a, ph) / 1e9);
+	fputs("# HELP ksymattach_function_calls_total Calls seen per function while attached.\n"
+	      "# TYPE ksymattach_function_calls_total counter\n", f);
+	for (i = 0; i < n; i++) {
+		fputs("ksymattach_function_calls_total{function=\"", f);
+		prom_str(f, v[i]->name);
+		fputs("\",module=\"", f);
+		prom_str(f, v[i]->module);
+		fprintf(f, "\"} %" PRIu64 "\n", (uint64_t)v[i]->stat.calls);
+	}
+	if (!session)
+		return;
+	fputs("# HELP ksymattach_function_latency_seconds Entry-to-return time per function.\n"
+	      "# TYPE ksymattach_function_latency_seconds histogram\n", f);
+	for (i = 0; i < n; i++) {
+		uint64_t cum = 0;
+
+		for (b = 0; b < KSA_LAT_SLOTS; b++) {
+			cum += v[i]->stat.lat_log2[b];
+			/* slot b ends below 2^(b+1) ns */
+			fputs("ksymattach_function_latency_seconds_bucket{function=\"", f);
+			prom_str(f, v[i]->name);
+			fprintf(f, "\",le=\"%.9g\"} %" PRIu64 "\n", (double)((uint64_t)1 << (b + 1)) / 1e9,
+				cum);
+		}
+		fputs("ksymattach_function_latency_seconds_bucket{function=\"", f);
+		prom_str(f, v[i]->name);
+		fprintf(f, "\",le=\"+Inf\"} %" PRIu64 "\n", cum);
+		fputs("ksymattach_function_latency_seconds_sum{function=\"", f);
+		prom_str(f, v[i]->name);
+		fprintf(f, "\"} %.9f\n", v[i]->stat.lat_sum_ns / 1e9);
+		fputs("ksymattach_function_latency_seconds_count{function=\"", f);
+		prom_str(f, v[i]->name);
+		fprintf(f, "\"} %" PRIu64 "\n", cum);
+	}
+}
+
 /* Hits descending, then address: the busiest functions first. */
 static int by_hits(const void *x, const void *y)
 {
@@ -60,11 +180,15 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 
 	fputs("{\"kernel\":", f);
 	report__json_str(f, o->kernel);
-	fprintf(f, ",\"mode\":\"%s\",\"resolver\":\"ksym\",\"source\":",
-		o->list_only ? "list" : kattach__mode_name(kattach__mode(a)));
+	fprintf(f, ",\"mode\":\"%s\",\"resolver\":\"%s\",\"links\":%zu,\"source\":",
+		o->list_only ? "list" : kattach__mode_name(kattach__mode(a)),
+		kattach__resolver_name(kattach__resolver(a)), kattach__link_cnt_total(a));
 	report__json_str(f, kattach__source(a));
-	fprintf(f, ",\"cached\":%s,\"matched\":%zu,\"attached\":%zu,\"phases_us\":{",
-		kattach__from_cache(a) ? "true" : "false", n, kattach__attached_cnt(a));
+	fprintf(f, ",\"cached\":%s,\"matched\":%zu,\"attached\":%zu,", kattach__from_cache(a) ?
+		"true" : "false", n, kattach__attached_cnt(a));
+	if (kattach__confirmed_cnt(a) >= 0)
+		fprintf(f, "\"confirmed\":%zd,", kattach__confirmed_cnt(a));
+	fputs("\"phases_us\":{", f);
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
 		fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", kattach__phase_name(ph),
 			kattach__phase_ns(a, ph) / 1000.0);
@@ -81,6 +205,11 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 				v[i]->flags & KSYM_F_BLACKLISTED ? "true" : "false");
 		} else {
 			fprintf(f, ",\"hits\":%" PRIu64, (uint64_t)v[i]->stat.calls);
+			if (kattach__confirmed_cnt(a) >= 0)
+				fprintf(f, ",\"confirmed\":%s",
+					v[i]->flags & KATTACH_F_CONFIRMED ? "true" : "false");
+			if (kattach__mode(a) == KATTACH_SESSION)
+				json_latency(f, &v[i]->stat);
 		}
 		fputc('}', f);
 	}
@@ -105,8 +234,11 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 			kattach__from_cache(a) ? ", cached" : "");
 		return;
 	}
-	fprintf(f, "kernel %s: %zu functions matched, %zu attached (kprobe.%s, by address)\n",
-		o->kernel, n, kattach__attached_cnt(a), kattach__mode_name(kattach__mode(a)));
+	fprintf(f, "kernel %s: %zu functions matched, %zu attached in %zu link%s "
+		   "(kprobe.%s, resolver %s)\n",
+		o->kernel, n, kattach__attached_cnt(a), kattach__link_cnt_total(a),
+		kattach__link_cnt_total(a) == 1 ? "" : "s", kattach__mode_name(kattach__mode(a)),
+		kattach__resolver_name(kattach__resolver(a)));
 	fprintf(f, "symbols from %s\n\n%-8s %12s\n", kattach__source(a), "PHASE", "TIME(us)");
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
 		uint64_t ns = kattach__phase_ns(a, ph);
@@ -124,6 +256,10 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 			(uint64_t)v[i]->stat.calls);
 	if (shown < n)
 		fprintf(f, "... %zu more (-o json lists all)\n", n - shown);
+	/* session: the latency of the busiest few */
+	for (i = 0; kattach__mode(a) == KATTACH_SESSION && i < shown && i < 5; i++)
+		if (v[i]->stat.calls)
+			print_hist(f, v[i]);
 }
 
 void report__print(FILE *f, const struct kattach *a, const struct report_opts *o)
@@ -134,6 +270,8 @@ void report__print(FILE *f, const struct kattach *a, const struct report_opts *o
 		return;
 	if (o->format == REPORT_JSON)
 		print_json(f, a, o, v);
+	else if (o->format == REPORT_PROM)
+		print_prom(f, a, o, v);
 	else
 		print_text(f, a, o, v);
 	free(v);

@@ -10,6 +10,7 @@
 enum report_format {
 	REPORT_TEXT,
 	REPORT_JSON,
+	REPORT_PROM,	/* Prometheus text exposition (node_exporter textfile) */
 };
 
 struct report_opts {

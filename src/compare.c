@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "compare.h"
+
+#define MAX_ROUNDS 64
+
+/* The rows: ksym with and without its cache, names to the kernel, stock libbpf. */
+struct row {
+	const char *name;
+	enum kattach_resolver resolver;
+	bool no_cache;
+	double ph[KATTACH_PH_CNT][MAX_ROUNDS];	/* ms */
+	double total[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
+	size_t targets, links;
+};
+
+static struct row rows[] = {
+	{ .name = "ksym-cold", .resolver = KATTACH_RES_KSYM, .no_cache = true },
+	{ .name = "ksym-warm", .resolver = KATTACH_RES_KSYM },
+	{ .name = "kernel", .resolver = KATTACH_RES_KERNEL, .no_cache = true },
+	{ .name = "libbpf", .resolver = KATTACH_RES_LIBBPF, .no_cache = true },
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+static double tv_ms(struct timeval tv)
+{
+	return tv.tv_sec * 1e3 + tv.tv_usec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct stat3 {
+	double med, min, max;
+};
+
+static struct stat3 stats(const double *v, int n)
+{
+	double s[MAX_ROUNDS];
+	struct stat3 r;
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	r.min = s[0];
+	r.max = s[n - 1];
+	r.med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	return r;
+}
+
+/* One full resolve, attach, detach by one row's resolver. */
+static int run_one(const struct compare_opts *o, struct row *r, int round)
+{
+	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
+	struct kattach_opts ko = *o->attach;
+	struct rusage r0, r1;
+	struct kattach *a;
+	int err, ph;
+
+	if (ko.sources)
+		memcpy(&dbo, ko.sources, sizeof(dbo));
+	dbo.no_cache = r->no_cache;
+	ko.sources = &dbo;
+	ko.resolver = r->resolver;
+	getrusage(RUSAGE_SELF, &r0);
+	a = kattach__new(&ko);
+	if (!a)
+		return -ENOMEM;
+	err = kattach__resolve(a);
+	if (!err)
+		err = kattach__attach(a);
+	kattach__detach(a);
+	getrusage(RUSAGE_SELF, &r1);
+	if (err) {
+		fprintf(stderr, "ksymattach: compare, %s: %s\n", r->name, kattach__errmsg(a));
+		kattach__free(a);
+		return err;
+	}
+	r->total[round] = 0;
+	for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
+		r->ph[ph][round] = kattach__phase_ns(a, ph) / 1e6;
+		r->total[round] += r->ph[ph][round];
+	}
+	r->user[round] = tv_ms(r1.ru_utime) - tv_ms(r0.ru_utime);
+	r->sys[round] = tv_ms(r1.ru_stime) - tv_ms(r0.ru_stime);
+	r->targets = kattach__attached_cnt(a);
+	r->links = kattach__link_cnt_total(a);
+	kattach__free(a);
+	return 0;
+}
+
+static void print_text(const struct compare_opts *o, int n)
+{
+	struct stat3 lib = stats(rows[NROWS - 1].total, n), s;
+	size_t i;
+	int ph;
+
+	printf("compare on %s: %zu functions, %zu link%s each, kprobe.%s, %d rounds\n"
+	       "milliseconds, median [min-max]; libbpf resolves inside its attach call\n\n",
+	       o->kernel, rows[0].targets, rows[0].links, rows[0].links == 1 ? "" : "s",
+	       kattach__mode_name(o->attach->mode), n);
+	printf("%-8s", "PHASE");
+	for (i = 0; i < NROWS; i++)
+		printf(" %26s", rows[i].name);
+	printf("\n");
+	for (ph = 0; ph <= KATTACH_PH_CNT; ph++) {
+		printf("%-8s", ph < KATTACH_PH_CNT ? kattach__phase_name(ph) : "total");
+		for (i = 0; i < NROWS; i++) {
+			char cell[64];
+
+			s = stats(ph < KATTACH_PH_CNT ? rows[i].ph[ph] : rows[i].total, n);
+			snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
+			printf(" %26s", cell);
+		}
+		printf("\n");
+	}
+	printf("%-8s", "user");
+	for (i = 0; i < NROWS; i++)
+		printf(" %26.1f", stats(rows[i].user, n).med);
+	printf("\n%-8s", "system");
+	for (i = 0; i < NROWS; i++)
+		printf(" %26.1f", stats(rows[i].sys, n).med);
+	printf("\n%-8s", "/libbpf");
+	for (i = 0; i < NROWS; i++)
+		printf(" %25.3fx", stats(rows[i].total, n).med / lib.med);
+	/* the kernel's name lookup: the attach phase over ksym's, per name */
+	printf("\n\nkernel-side name resolution: %+.1f us per name (attach, kernel vs ksym-cold)\n",
+	       (stats(rows[2].ph[KATTACH_PH_ATTACH], n).med -
+		stats(rows[0].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[0].targets);
+}
+
+static void print_json(const struct compare_opts *o, int n)
+{
+	struct stat3 lib = stats(rows[NROWS - 1].total, n), s;
+	size_t i;
+	int ph;
+
+	printf("{\"kernel\":");
+	report__json_str(stdout, o->kernel);
+	printf(",\"mode\":\"%s\",\"matched\":%zu,\"links\":%zu,\"rounds\":%d,\"compare\":[",
+	       kattach__mode_name(o->attach->mode), rows[0].targets, rows[0].links, n);
+	for (i = 0; i < NROWS; i++) {
+		printf("%s{\"resolver\":\"%s\",\"phases_ms\":{", i ? "," : "", rows[i].name);
+		for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
+			s = stats(rows[i].ph[ph], n);
+			printf("%s\"%s\":{\"median\":%.3f,\"min\":%.3f,\"max\":%.3f}", ph ? "," : "",
+			       kattach__phase_name(ph), s.med, s.min, s.max);
+		}
+		s = stats(rows[i].total, n);
+		printf("},\"total_ms\":{\"median\":%.3f,\"min\":%.3f,\"max\":%.3f},"
+		       "\"user_ms\":%.3f,\"system_ms\":%.3f,\"ratio_to_libbpf\":%.4f}",
+		       s.med, s.min, s.max, stats(rows[i].user, n).med, stats(rows[i].sys, n).med,
+		       s.med / lib.med);
+	}
+	printf("],\"kernel_extra_us_per_name\":%.3f}\n",
+	       (stats(rows[2].ph[KATTACH_PH_ATTACH], n).med -
+		stats(rows[0].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[0].targets);
+}
+
+int compare__run(const struct compare_opts *o)
+{
+	int n = o->rounds > 0 && o->rounds <= MAX_ROUNDS ? o->rounds : 5, round;
+	size_t i;
+
+	if (o->attach->resolver != KATTACH_RES_KSYM) {
+		fprintf(stderr, "ksymattach: --compare runs every resolver: drop -r\n");
+		return 64;
+	}
+	/* warm the cache once, so "ksym-warm" is warm from its first round */
+	for (round = -1; round < n; round++) {
+		for (i = 0; i < NROWS; i++) {
+			if (round < 0 && i != 1)
+				continue;
+			if (run_one(o, &rows[i], round < 0 ? 0 : round))
+				return 1;
+		}
+	}
+	if (o->format == REPORT_JSON)
+		print_json(o, n);
+	else
+		print_text(o, n);
+	return 0;
+}
