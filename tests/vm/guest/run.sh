@@ -6,6 +6,6 @@ echo "# guest $(uname -r)"
 . ./lookup.sh
 case $series in
 6.1) . ./old.sh ;;
-*) . ./multi.sh ;;
+*) . ./multi.sh; . ./attach.sh ;;
 esac
 . ./errors.sh

@@ -1,0 +1,51 @@
+# The attach engine on a kernel with kprobe.multi and kprobe.session (6.12).
+want=$(count_traceable vfs_)
+
+# session: calls on entry and return, latencies plausible
+N=400
+$K -p vfs_read -m session -d 120 -o json > $O/sess.json 2> $O/sess.err &
+pid=$!
+check "session: announces it is attached" wait_for $O/sess.err 60 'attached'
+dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
+kill -INT $pid; wait $pid
+calls=$(json_int calls $O/sess.json); rets=$(json_int returns $O/sess.json)
+ge "$calls" $N "session: vfs_read calls >= $N reads"
+check "session: returns match calls ($rets of $calls)" [ "$rets" -ge $((calls - 2)) ] && [ "$rets" -le "$calls" ]
+avg=$(json_int avg_ns $O/sess.json)
+check "session: average latency plausible (${avg} ns)" [ "${avg:-0}" -gt 0 ] && [ "${avg:-0}" -lt 100000000 ]
+check "session: a latency histogram" grep -q '"latency_ns_log2":\[[0-9,]*[1-9]' $O/sess.json
+
+# every resolver: the kernel lists the same functions in its links
+for r in ksym kernel libbpf; do
+	$K -p 'vfs_*' -r $r -o json > $O/res-$r.json
+	is "$(json_int confirmed $O/res-$r.json)" "$want" "resolver $r: the kernel confirms all $want vfs_*"
+	is "$(grep -o '"confirmed":false' $O/res-$r.json | wc -l)" 0 "resolver $r: no function unconfirmed"
+done
+
+# a link per function: that many links while attached, none after
+$K -p 'vfs_*' --link-per-func -m session -d 120 -o json > $O/lpf.json 2> $O/lpf.err &
+pid=$!
+check "link per function: attached" wait_for $O/lpf.err 120 'attached'
+is "$(bpftool link show | grep -c kprobe_multi)" "$want" "link per function: $want links while attached"
+kill -INT $pid; wait $pid
+is "$(json_int links $O/lpf.json)" "$want" "link per function: the report counts $want links"
+is "$(kprobe_multi_links)" 0 "link per function: none left after exit"
+$K -p 'vfs_*' --batch 10 -o json > $O/batch.json
+is "$(json_int links $O/batch.json)" $(( (want + 9) / 10 )) "--batch 10: links of 10"
+
+# Prometheus text format: HELP and TYPE for every metric, samples well formed
+$K -p vfs_read -m session -o prom > $O/prom.txt
+check "prom: calls counter" grep -q '^ksymattach_function_calls_total{function="vfs_read",module=""} [0-9]' $O/prom.txt
+check "prom: latency histogram with +Inf" grep -q '^ksymattach_function_latency_seconds_bucket{function="vfs_read",le="+Inf"} ' $O/prom.txt
+bad=$(grep -v '^#' $O/prom.txt | grep -cvE '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+$')
+is "$bad" 0 "prom: every sample line is well formed"
+for m in $(grep -v '^#' $O/prom.txt | sed 's/[{ ].*//; s/_\(bucket\|sum\|count\)$//' | sort -u); do
+	grep -q "^# TYPE $m " $O/prom.txt || not_ok "prom: no TYPE line for $m"
+done
+ok "prom: TYPE lines checked"
+
+# --compare: every resolver, the ratios and the kernel's per-name cost
+$K -p 'vfs_*' --compare --rounds 1 > $O/cmp.txt
+check "compare: all four rows" grep -q 'ksym-cold.*ksym-warm.*kernel.*libbpf' $O/cmp.txt
+check "compare: ratio to libbpf" grep -q '^/libbpf .*1.000x' $O/cmp.txt
+check "compare: kernel per-name cost" grep -q 'kernel-side name resolution: [+-][0-9.]* us per name' $O/cmp.txt
