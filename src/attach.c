@@ -36,6 +36,9 @@ struct kattach {
 	uint64_t phase_ns[KATTACH_PH_CNT];
 	uint64_t prep_ns;	/* libbpf mode: our own resolution, outside the phases */
 	ssize_t confirmed;	/* targets the kernel lists in its links; -1: not told */
+	size_t links_cap;
+	size_t excluded;
+	bool fell_back;
 	char err[320];
 };
 
@@ -70,7 +73,6 @@ void kattach__free(struct kattach *a)
 	free(a->targets);
 	free(a->addrs);
 	free(a->names);
-	free(a->links);
 	free(a);
 }
 
@@ -103,6 +105,8 @@ size_t kattach__attached_cnt(const struct kattach *a) { return a->attached; }
 size_t kattach__link_cnt(const struct kattach *a) { return a->link_cnt; }
 uint64_t kattach__prep_ns(const struct kattach *a) { return a->prep_ns; }
 ssize_t kattach__confirmed_cnt(const struct kattach *a) { return a->confirmed; }
+bool kattach__fell_back(const struct kattach *a) { return a->fell_back; }
+size_t kattach__excluded_cnt(const struct kattach *a) { return a->excluded; }
 size_t kattach__link_cnt_total(const struct kattach *a) { return a->links_made; }
 enum kattach_resolver kattach__resolver(const struct kattach *a) { return a->opts.resolver; }
 
@@ -314,6 +318,7 @@ static struct bpf_link *attach_one(struct kattach *a, struct bpf_program *prog, 
 	case KATTACH_RES_LIBBPF:
 		/* libbpf resolves a pattern itself, re-reading the kernel's list */
 		pattern = a->opts.link_batch ? a->targets[i].name : a->opts.patterns[i];
+		(void)n;
 		*cnt = 1;
 		break;
 	}
@@ -358,10 +363,142 @@ static void confirm(struct kattach *a)
 		a->confirmed = total;
 }
 
+static int push_link(struct kattach *a, struct bpf_link *l)
+{
+	if (a->link_cnt == a->links_cap) {
+		size_t ncap = a->links_cap ? a->links_cap * 2 : 16;
+		struct bpf_link **n = realloc(a->links, ncap * sizeof(*n));
+
+		if (!n) {
+			bpf_link__destroy(l);
+			return -ENOMEM;
+		}
+		a->links = n;
+		a->links_cap = ncap;
+	}
+	a->links[a->link_cnt++] = l;
+	a->links_made++;
+	return 0;
+}
+
+static void exclude(struct kattach *a, struct kattach_target *t, int err)
+{
+	t->flags |= KATTACH_F_EXCLUDED;
+	t->excluded_errno = err;
+	a->excluded++;
+}
+
+/*
+ * Targets [i, i + n) in one link. One address the kernel refuses fails the
+ * whole link (EINVAL): halve until the culprits stand alone, leave them out
+ * and carry on. ENOMEM halves too, without leaving anything out.
+ */
+static int attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n)
+{
+	struct bpf_link *l;
+	size_t cnt;
+	int err;
+
+	if (a->opts.stop && *a->opts.stop)
+		return -EINTR;
+	l = attach_one(a, prog, i, n, &cnt);
+	if (l)
+		return push_link(a, l);
+	err = -errno;
+	if (a->opts.resolver == KATTACH_RES_KSYM && n > 1 && (err == -EINVAL || err == -ENOMEM)) {
+		err = attach_range(a, prog, i, n / 2);
+		return err ? err : attach_range(a, prog, i + n / 2, n - n / 2);
+	}
+	if (a->opts.resolver == KATTACH_RES_KSYM && n == 1 && err == -EINVAL) {
+		exclude(a, &a->targets[i], EINVAL);
+		return 0;
+	}
+	return attach_error(a, err, cnt);
+}
+
+/* The perf kprobe PMU: without it there are no kprobes to fall back on. */
+static bool have_kprobes(void)
+{
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK);
+}
+
+/* One classic kprobe per function, by address, through the perf kprobe PMU. */
+static int attach_kprobes(struct kattach *a)
+{
+	struct bpf_program *prog;
+	uint64_t t0 = now_ns();
+	size_t i;
+	int err;
+
+	if (!have_kprobes())
+		return fail(a, EOPNOTSUPP, "kernel %s has no kprobes (no perf kprobe PMU: "
+					   "CONFIG_KPROBES off?)", release());
+	if (a->target_cnt > KATTACH_KPROBE_MAX)
+		return fail(a, E2BIG, "%zu functions exceed the classic-kprobe fallback's cap of %d: "
+				      "narrow the patterns", a->target_cnt, KATTACH_KPROBE_MAX);
+	ksymattach_bpf__destroy(a->skel);
+	a->skel = ksymattach_bpf__open();
+	if (!a->skel)
+		return fail(a, errno, "cannot open the BPF object: %s", strerror(errno));
+	prog = a->skel->progs.ksa_kprobe;
+	bpf_program__set_autoload(a->skel->progs.ksa_multi, false);
+	bpf_program__set_autoload(a->skel->progs.ksa_session, false);
+	bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
+	err = ksymattach_bpf__load(a->skel);
+	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
+	if (err)
+		return fail(a, err, "cannot load the BPF program: %s", strerror(-err));
+	a->fell_back = true;
+	t0 = now_ns();
+	for (i = 0; i < a->target_cnt && !err; i++) {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .offset = a->targets[i].addr);
+		struct bpf_link *l;
+
+		if (a->opts.stop && *a->opts.stop) {
+			err = -EINTR;
+			break;
+		}
+		/* kprobes may not go there at all */
+		if (a->targets[i].flags & KSYM_F_BLACKLISTED) {
+			exclude(a, &a->targets[i], EPERM);
+			continue;
+		}
+		l = bpf_program__attach_kprobe_opts(prog, NULL, &ko);
+		if (!l && (errno == EINVAL || errno == EILSEQ || errno == ENOENT)) {
+			exclude(a, &a->targets[i], errno);
+			continue;
+		}
+		err = l ? push_link(a, l) : attach_error(a, -errno, 1);
+	}
+	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+	if (!err && a->excluded == a->target_cnt)
+		err = fail(a, EINVAL, "the kernel refused every one of %zu kprobes", a->target_cnt);
+	if (!err)
+		a->attached = a->target_cnt - a->excluded;
+	return err;
+}
+
+static void warn(const struct kattach *a, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (a->opts.sources && a->opts.sources->warn)
+		a->opts.sources->warn(msg);
+	else
+		fprintf(stderr, "warning: %s\n", msg);
+}
+
+/* The kernel's link limit is 1 << 20 targets (MAX_KPROBE_MULTI_CNT). */
+#define MULTI_MAX (1u << 20)
+
 int kattach__attach(struct kattach *a)
 {
 	struct bpf_program *prog;
-	size_t i, n, step, units, cnt;
+	size_t i, step, units;
 	uint64_t t0 = now_ns();
 	int err;
 
@@ -372,6 +509,12 @@ int kattach__attach(struct kattach *a)
 		return err;
 	if (a->opts.resolver == KATTACH_RES_LIBBPF && a->opts.link_batch > 1)
 		return fail(a, EINVAL, "libbpf takes one pattern per link: --batch does not apply");
+	if (a->opts.fallback == KATTACH_FALLBACK_KPROBE) {
+		if (a->opts.mode == KATTACH_SESSION || a->opts.resolver != KATTACH_RES_KSYM)
+			return fail(a, EINVAL, "classic kprobes count hits by address only "
+					       "(no session, resolver ksym)");
+		return attach_kprobes(a);
+	}
 	a->skel = ksymattach_bpf__open();
 	if (!a->skel)
 		return fail(a, errno, "cannot open the BPF object: %s", strerror(errno));
@@ -393,33 +536,41 @@ int kattach__attach(struct kattach *a)
 
 	/* link units: libbpf's one-link layout is one link per pattern */
 	step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;
+	if (step > MULTI_MAX)
+		step = MULTI_MAX;
 	units = a->opts.resolver == KATTACH_RES_LIBBPF && !a->opts.link_batch
 			? a->opts.pattern_cnt : (a->target_cnt + step - 1) / step;
 	a->addrs = malloc(a->target_cnt * sizeof(*a->addrs));
 	a->names = malloc(a->target_cnt * sizeof(*a->names));
-	a->links = calloc(units, sizeof(*a->links));
-	if (!a->addrs || !a->names || !a->links)
+	if (!a->addrs || !a->names)
 		return fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < a->target_cnt; i++)
 		a->addrs[i] = a->targets[i].addr;
 
 	t0 = now_ns();
-	for (i = 0; i < units; i++) {
-		size_t first = a->opts.resolver == KATTACH_RES_LIBBPF && !a->opts.link_batch
-				       ? i : i * step;
+	for (i = 0; i < units && !err; i++) {
+		bool per_pattern = a->opts.resolver == KATTACH_RES_LIBBPF && !a->opts.link_batch;
+		size_t first = per_pattern ? i : i * step;
+		size_t n = per_pattern ? 1 : a->target_cnt - first < step ? a->target_cnt - first : step;
 
-		n = a->target_cnt - first < step ? a->target_cnt - first : step;
-		a->links[i] = attach_one(a, prog, first, n, &cnt);
-		if (!a->links[i]) {
-			err = -errno;
-			a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
-			return attach_error(a, err, cnt);
-		}
-		a->link_cnt++;
-		a->links_made++;
+		err = attach_range(a, prog, first, n);
 	}
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
-	a->attached = a->target_cnt;
+	if ((err == -EOPNOTSUPP || err == -524) && a->opts.mode == KATTACH_MULTI &&
+	    a->opts.resolver == KATTACH_RES_KSYM && a->opts.fallback == KATTACH_FALLBACK_AUTO &&
+	    !a->link_cnt && have_kprobes()) {
+		warn(a, "kernel %s has no kprobe.multi; attaching %zu classic kprobes instead "
+			"(--no-fallback refuses)", release(), a->target_cnt);
+		a->err[0] = '\0';
+		return attach_kprobes(a);
+	}
+	if (err == -EINTR)
+		return fail(a, EINTR, "interrupted while attaching");
+	if (err)
+		return err;
+	if (a->excluded == a->target_cnt)
+		return fail(a, EINVAL, "the kernel refused all %zu functions", a->target_cnt);
+	a->attached = a->target_cnt - a->excluded;
 	confirm(a);
 	return 0;
 }
@@ -496,6 +647,9 @@ int kattach__detach(struct kattach *a)
 	for (i = 0; i < a->link_cnt; i++)
 		bpf_link__destroy(a->links[i]);
 	a->link_cnt = 0;
+	free(a->links);
+	a->links = NULL;
+	a->links_cap = 0;
 	ksymattach_bpf__destroy(a->skel);
 	a->skel = NULL;
 	a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;

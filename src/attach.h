@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,6 +30,16 @@ enum kattach_mode {
 	KATTACH_MULTI,		/* kprobe.multi: hit counts */
 	KATTACH_SESSION,	/* kprobe.session: entry + return, latency */
 };
+
+/* Kernels without kprobe.multi (CONFIG_FPROBE off): one classic kprobe each. */
+enum kattach_fallback {
+	KATTACH_FALLBACK_AUTO,	/* when kprobe.multi is missing, with a warning */
+	KATTACH_FALLBACK_NEVER,
+	KATTACH_FALLBACK_KPROBE,	/* always classic kprobes */
+};
+
+/* The fallback's cap: each classic kprobe is a perf event, a link and an fd. */
+#define KATTACH_KPROBE_MAX 4096
 
 /* Who turns names into addresses. */
 enum kattach_resolver {
@@ -55,6 +66,7 @@ struct kattach_opts {
 	size_t pattern_cnt;
 	enum kattach_mode mode;
 	enum kattach_resolver resolver;
+	enum kattach_fallback fallback;
 	/*
 	 * Targets per link: 0 one link for all (libbpf: one per pattern), 1 a
 	 * link per function (how many agents attach), N batches of N.
@@ -63,17 +75,21 @@ struct kattach_opts {
 	/* Symbol sources and cache (NULL: the live kernel's); need is set here. */
 	const struct ksym_db_opts *sources;
 	bool list_only;		/* resolve only: unreadable lists fall back to kallsyms */
+	/* Nonzero (set by a signal handler) stops attaching; kattach__free() detaches. */
+	const volatile sig_atomic_t *stop;
 	bool verbose;
 };
 
 /* kattach_target.flags beyond the KSYM_F_* ones */
 #define KATTACH_F_CONFIRMED (1u << 16)	/* the kernel lists it in a link */
+#define KATTACH_F_EXCLUDED (1u << 17)	/* left out: see excluded_errno */
 
 struct kattach_target {
 	uint64_t addr;		/* what is handed to the kernel */
 	const char *name;
 	const char *module;	/* NULL: vmlinux */
 	unsigned int flags;	/* KSYM_F_TRACEABLE, _BLACKLISTED, _AMBIGUOUS, KATTACH_F_* */
+	int excluded_errno;	/* why it was left out (EINVAL: refused, EPERM: blacklisted) */
 	struct ksa_stat stat;	/* summed over CPUs by kattach__collect() */
 };
 
@@ -92,6 +108,10 @@ size_t kattach__attached_cnt(const struct kattach *a);
 /* Targets the kernel's link info lists (Linux >= 6.6); -1 when it does not say. */
 ssize_t kattach__confirmed_cnt(const struct kattach *a);
 size_t kattach__link_cnt(const struct kattach *a);	/* alive now */
+/* Whether classic kprobes stood in for kprobe.multi. */
+bool kattach__fell_back(const struct kattach *a);
+/* Targets left out: refused by the kernel, or kprobe-blacklisted for the fallback. */
+size_t kattach__excluded_cnt(const struct kattach *a);
 size_t kattach__link_cnt_total(const struct kattach *a);	/* created by this run */
 enum kattach_resolver kattach__resolver(const struct kattach *a);
 const char *kattach__resolver_name(enum kattach_resolver r);

@@ -46,6 +46,7 @@ static struct env {
 	enum report_format format;
 	enum kattach_mode mode;
 	enum kattach_resolver resolver;
+	enum kattach_fallback fallback;
 	size_t link_batch;
 	size_t top;
 	const char *kallsyms;
@@ -95,6 +96,8 @@ enum {
 	OPT_LINK_PER_FUNC,
 	OPT_BATCH,
 	OPT_COMPARE,
+	OPT_FALLBACK,
+	OPT_NO_FALLBACK,
 };
 
 static const struct argp_option opts[] = {
@@ -108,6 +111,9 @@ static const struct argp_option opts[] = {
 				   "or kernel (names to the kernel)", 0 },
 	{ "link-per-func", OPT_LINK_PER_FUNC, NULL, 0, "One link per function", 0 },
 	{ "batch", OPT_BATCH, "N", 0, "N functions per link", 0 },
+	{ "fallback", OPT_FALLBACK, "kprobe", 0, "Classic kprobes, one per function, even where "
+						 "kprobe.multi exists (automatic where it does not)", 0 },
+	{ "no-fallback", OPT_NO_FALLBACK, NULL, 0, "Fail where kprobe.multi is missing", 0 },
 	{ "compare", OPT_COMPARE, NULL, 0, "Attach and detach with every resolver in turn "
 					   "(--rounds, default 5) and compare the phases", 0 },
 	{ "top", 'n', "N", 0, "Text output: show the N busiest functions (default 20, 0: all)", 0 },
@@ -193,6 +199,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.resolver = KATTACH_RES_KERNEL;
 		else
 			usage_error(state, "invalid resolver '%s' (ksym, libbpf or kernel)", arg);
+		break;
+	case OPT_FALLBACK:
+		if (strcmp(arg, "kprobe"))
+			usage_error(state, "invalid fallback '%s' (kprobe)", arg);
+		env.fallback = KATTACH_FALLBACK_KPROBE;
+		break;
+	case OPT_NO_FALLBACK:
+		env.fallback = KATTACH_FALLBACK_NEVER;
 		break;
 	case OPT_COMPARE:
 		env.compare = true;
@@ -307,7 +321,9 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 		.pattern_cnt = env.pattern_cnt,
 		.mode = env.mode,
 		.resolver = env.resolver,
+		.fallback = env.fallback,
 		.link_batch = env.link_batch,
+		.stop = &exiting,
 		.sources = dbo,
 		.list_only = env.list,
 		.verbose = env.verbose,

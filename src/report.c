@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +176,7 @@ static const struct kattach_target **sorted(const struct kattach *a, bool hits)
 static void print_json(FILE *f, const struct kattach *a, const struct report_opts *o,
 		       const struct kattach_target **v)
 {
-	size_t n = kattach__target_cnt(a), i;
+	size_t n = kattach__target_cnt(a), i, ex;
 	int ph;
 
 	fputs("{\"kernel\":", f);
@@ -188,6 +189,17 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 		"true" : "false", n, kattach__attached_cnt(a));
 	if (kattach__confirmed_cnt(a) >= 0)
 		fprintf(f, "\"confirmed\":%zd,", kattach__confirmed_cnt(a));
+	fprintf(f, "\"fallback\":%s,\"excluded\":[", kattach__fell_back(a) ? "true" : "false");
+	for (i = 0, ex = 0; i < n; i++) {
+		if (!(v[i]->flags & KATTACH_F_EXCLUDED))
+			continue;
+		fprintf(f, "%s{\"name\":", ex++ ? "," : "");
+		report__json_str(f, v[i]->name);
+		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"reason\":", v[i]->addr);
+		report__json_str(f, strerror(v[i]->excluded_errno));
+		fputc('}', f);
+	}
+	fputs("],", f);
 	fputs("\"phases_us\":{", f);
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
 		fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", kattach__phase_name(ph),
@@ -235,11 +247,19 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 		return;
 	}
 	fprintf(f, "kernel %s: %zu functions matched, %zu attached in %zu link%s "
-		   "(kprobe.%s, resolver %s)\n",
+		   "(%s, resolver %s)\n",
 		o->kernel, n, kattach__attached_cnt(a), kattach__link_cnt_total(a),
-		kattach__link_cnt_total(a) == 1 ? "" : "s", kattach__mode_name(kattach__mode(a)),
-		kattach__resolver_name(kattach__resolver(a)));
-	fprintf(f, "symbols from %s\n\n%-8s %12s\n", kattach__source(a), "PHASE", "TIME(us)");
+		kattach__link_cnt_total(a) == 1 ? "" : "s",
+		kattach__fell_back(a) ? "kprobe" : kattach__mode(a) == KATTACH_SESSION
+		? "kprobe.session" : "kprobe.multi", kattach__resolver_name(kattach__resolver(a)));
+	fprintf(f, "symbols from %s%s\n", kattach__source(a),
+		kattach__fell_back(a) ? "; classic kprobes, one per function (no kprobe.multi)" : "");
+	for (i = 0; i < n; i++)
+		if (v[i]->flags & KATTACH_F_EXCLUDED)
+			fprintf(f, "excluded %s (%016" PRIx64 "): %s\n", v[i]->name, v[i]->addr,
+				v[i]->excluded_errno == EPERM ? "in the kprobe blacklist"
+							      : strerror(v[i]->excluded_errno));
+	fprintf(f, "\n%-8s %12s\n", "PHASE", "TIME(us)");
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
 		uint64_t ns = kattach__phase_ns(a, ph);
 

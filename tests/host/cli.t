@@ -41,7 +41,7 @@ want=$(awk '$2 ~ /^vfs_/ { a[$1] = 1 } END { print length(a) }' "$A612")
 is "$(json 'print $j->{matched}' "$tmp/list.json")" "$want" "6.12 list: vfs_* resolves to all $want traceable"
 is "$(json 'print scalar @{$j->{functions}}' "$tmp/list.json")" "$want" "6.12 list: JSON lists them"
 is "$(json 'print join ",", sort keys %$j' "$tmp/list.json")" \
-	"attached,cached,functions,kernel,matched,mode,phases_us,resolver,source" "JSON keys"
+	"attached,cached,excluded,fallback,functions,kernel,links,matched,mode,phases_us,resolver,source" "JSON keys"
 is "$(json 'my %k = map { $_ => 1 } keys %{$j->{phases_us}}; print join ",", sort keys %k' "$tmp/list.json")" \
 	"attach,detach,index,load,match,parse,read" "JSON phases"
 is "$(json 'my ($f) = grep { $_->{name} eq "vfs_read" } @{$j->{functions}}; print "$f->{addr} ", defined $f->{module} ? 1 : 0' "$tmp/list.json")" \

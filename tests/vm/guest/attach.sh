@@ -49,3 +49,21 @@ $K -p 'vfs_*' --compare --rounds 1 > $O/cmp.txt
 check "compare: all four rows" grep -q 'ksym-cold.*ksym-warm.*kernel.*libbpf' $O/cmp.txt
 check "compare: ratio to libbpf" grep -q '^/libbpf .*1.000x' $O/cmp.txt
 check "compare: kernel per-name cost" grep -q 'kernel-side name resolution: [+-][0-9.]* us per name' $O/cmp.txt
+
+# a target the kernel refuses (not an ftrace location) is found, left out, reported
+A=/sys/kernel/tracing/available_filter_functions_addrs
+r=$(awk '$2 == "vfs_read" { print $1 }' $A)
+{ grep -E ' vfs_(read|write)$' $A; printf '%x fake_fn\n' $((0x$r + 0x40)); } > $O/refuse.txt
+$K -p '*' --funcs-addrs $O/refuse.txt -o json > $O/refuse.json 2> $O/refuse.err
+is "$?" 0 "refused target: the run still succeeds"
+is "$(json_int attached $O/refuse.json)" 2 "refused target: the other two attach"
+check "refused target: reported by name" grep -q '"excluded":\[{"name":"fake_fn","addr":"0x[0-9a-f]*","reason":"Invalid argument"}\]' $O/refuse.json
+
+# SIGINT in the middle of attaching: exit 130, nothing left attached
+$K -p 'vfs_*' -r libbpf --link-per-func > $O/int.out 2> $O/int.err &
+pid=$!
+sleep 4
+kill -INT $pid; wait $pid
+is "$?" 130 "SIGINT while attaching: exit 130"
+check "SIGINT while attaching: says so" grep -q 'interrupted while attaching' $O/int.err
+is "$(kprobe_multi_links)" 0 "SIGINT while attaching: no link left"
