@@ -150,6 +150,11 @@ bench: all $(DATA)
 	$(OUTPUT)/ksymattach bench /proc/kallsyms $(OUTPUT)/data/6.12/kallsyms \
 		$(OUTPUT)/data/6.1/kallsyms $(BENCH_ARGS)
 
+# The attach-stall comparison in the 6.12 guest (takes several minutes under TCG).
+.PHONY: bench-vm
+bench-vm: all
+	OUTPUT=$(OUTPUT) tests/vm/bench.sh 6.12
+
 # Re-capture the guests' symbol files into tests/data (commit the result).
 .PHONY: fixtures
 fixtures:

@@ -16,6 +16,7 @@ struct row {
 	bool no_cache;
 	double ph[KATTACH_PH_CNT][MAX_ROUNDS];	/* ms */
 	double total[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
+	double resatt[MAX_ROUNDS];	/* resolve + attach: the stall the resolver causes */
 	size_t targets, links;
 };
 
@@ -85,9 +86,12 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 		return err;
 	}
 	r->total[round] = 0;
+	r->resatt[round] = 0;
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
 		r->ph[ph][round] = kattach__phase_ns(a, ph) / 1e6;
 		r->total[round] += r->ph[ph][round];
+		if (ph <= KATTACH_PH_MATCH || ph == KATTACH_PH_ATTACH)
+			r->resatt[round] += r->ph[ph][round];
 	}
 	r->user[round] = tv_ms(r1.ru_utime) - tv_ms(r0.ru_utime);
 	r->sys[round] = tv_ms(r1.ru_stime) - tv_ms(r0.ru_stime);
@@ -104,7 +108,8 @@ static void print_text(const struct compare_opts *o, int n)
 	int ph;
 
 	printf("compare on %s: %zu functions, %zu link%s each, kprobe.%s, %d rounds\n"
-	       "milliseconds, median [min-max]; libbpf resolves inside its attach call\n\n",
+	       "milliseconds, median [min-max]; libbpf resolves inside its attach call;\n"
+	       "res+att = read+parse+index+match+attach, the stall a resolver causes\n\n",
 	       o->kernel, rows[0].targets, rows[0].links, rows[0].links == 1 ? "" : "s",
 	       kattach__mode_name(o->attach->mode), n);
 	printf("%-8s", "PHASE");
@@ -131,6 +136,19 @@ static void print_text(const struct compare_opts *o, int n)
 	printf("\n%-8s", "/libbpf");
 	for (i = 0; i < NROWS; i++)
 		printf(" %25.3fx", stats(rows[i].total, n).med / lib.med);
+	/* what a resolver adds to the stall: its own phases plus the attach call */
+	printf("\n\n%-8s", "res+att");
+	for (i = 0; i < NROWS; i++) {
+		char cell[64];
+
+		s = stats(rows[i].resatt, n);
+		snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
+		printf(" %26s", cell);
+	}
+	printf("\n%-8s", "/libbpf");
+	for (i = 0; i < NROWS; i++)
+		printf(" %25.3fx", stats(rows[i].resatt, n).med /
+				   stats(rows[NROWS - 1].resatt, n).med);
 	/* the kernel's name lookup: the attach phase over ksym's, per name */
 	printf("\n\nkernel-side name resolution: %+.1f us per name (attach, kernel vs ksym-cold)\n",
 	       (stats(rows[2].ph[KATTACH_PH_ATTACH], n).med -
@@ -156,9 +174,11 @@ static void print_json(const struct compare_opts *o, int n)
 		}
 		s = stats(rows[i].total, n);
 		printf("},\"total_ms\":{\"median\":%.3f,\"min\":%.3f,\"max\":%.3f},"
-		       "\"user_ms\":%.3f,\"system_ms\":%.3f,\"ratio_to_libbpf\":%.4f}",
+		       "\"user_ms\":%.3f,\"system_ms\":%.3f,\"ratio_to_libbpf\":%.4f,"
+		       "\"resolve_attach_ms\":%.3f,\"resolve_attach_ratio_to_libbpf\":%.4f}",
 		       s.med, s.min, s.max, stats(rows[i].user, n).med, stats(rows[i].sys, n).med,
-		       s.med / lib.med);
+		       s.med / lib.med, stats(rows[i].resatt, n).med,
+		       stats(rows[i].resatt, n).med / stats(rows[NROWS - 1].resatt, n).med);
 	}
 	printf("],\"kernel_extra_us_per_name\":%.3f}\n",
 	       (stats(rows[2].ph[KATTACH_PH_ATTACH], n).med -
