@@ -205,11 +205,12 @@ int kattach__resolve(struct kattach *a)
 		const char *p = a->opts.patterns[i];
 		size_t before = a->target_cnt;
 
-		if (strchr(p, ':') && ksym_glob_is_literal(p)) {
-			struct ksym sym[8];
-			int n = ksym_table__find(a->funcs, p, NULL, sym, 8);
+		/* an exact name is one index lookup, not a pass over every function */
+		if (ksym_glob_is_literal(p)) {
+			struct ksym sym[64];
+			int n = ksym_table__find(a->funcs, p, NULL, sym, 64);
 
-			for (j = 0; j < (size_t)n && j < 8 && !err; j++)
+			for (j = 0; j < (size_t)n && j < 64 && !err; j++)
 				err = add_target(&sym[j], &c);
 		} else {
 			err = ksym_table__match(a->funcs, p, add_target, &c);

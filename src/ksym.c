@@ -366,6 +366,35 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
 	return 0;
 }
 
+static int name_cmp_r(const void *a, const void *b, void *arg)
+{
+	const struct ksym_table *t = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(ksym_ent_name(t, &t->ents[x]), ksym_ent_name(t, &t->ents[y]));
+
+	return c ? c : addr_cmp(t, x, y);
+}
+
+int ksym_table__iter_names(const struct ksym_table *t, ksym_fn fn, void *ctx)
+{
+	uint32_t *order = malloc((t->cnt ? t->cnt : 1) * sizeof(*order));
+	struct ksym sym;
+	size_t i;
+	int ret = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < t->cnt; i++)
+		order[i] = i;
+	qsort_r(order, t->cnt, sizeof(*order), name_cmp_r, (void *)t);
+	for (i = 0; i < t->cnt && !ret; i++) {
+		fill(t, &t->ents[order[i]], &sym);
+		ret = fn(&sym, ctx);
+	}
+	free(order);
+	return ret;
+}
+
 /* ---- the funcs/kallsyms join ---- */
 
 static bool is_text(char type)

@@ -118,6 +118,10 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 typedef int (*ksym_fn)(const struct ksym *sym, void *ctx);
 int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, void *ctx);
 
+/* Calls fn for every symbol in name order (ties: address order); stops like
+ * ksym_table__match(). Sorts a temporary index: O(n log n) a call. */
+int ksym_table__iter_names(const struct ksym_table *t, ksym_fn fn, void *ctx);
+
 /*
  * Give every unresolved FUNCS entry of funcs the address of the same-named text
  * symbol of the same module in kallsyms; the k-th duplicate in funcs takes the

@@ -77,6 +77,29 @@ static int ref_cmp(const void *a, const void *b)
 	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+struct iter_ctx {
+	const struct ksym *prev;
+	struct ksym last;
+	size_t n;
+};
+
+/* Every name no smaller than the one before; equal names in address order. */
+static int iter_check(const struct ksym *s, void *ctx)
+{
+	struct iter_ctx *ic = ctx;
+
+	if (ic->prev) {
+		int c = strcmp(ic->last.name, s->name);
+
+		if (c > 0 || (c == 0 && ic->last.addr > s->addr))
+			fail_msg("name order broken at %s after %s", s->name, ic->last.name);
+	}
+	ic->last = *s;
+	ic->prev = &ic->last;
+	ic->n++;
+	return 0;
+}
+
 /* Exact lookups (batch and scan), address lookups, a glob: all against the reference. */
 static void cross_check(const char *path, enum ksym_format fmt, size_t scan_sample)
 {
@@ -139,6 +162,13 @@ static void cross_check(const char *path, enum ksym_format fmt, size_t scan_samp
 		assert_int_equal(na, nb);
 		for (j = 0; j < (size_t)na && j < 8; j++)
 			assert_int_equal(a[j].addr, b[j].addr);
+	}
+	/* name order: the same sequence as the reference sorted by (module, name) */
+	{
+		struct iter_ctx ic = { .prev = NULL, .n = 0 };
+
+		assert_int_equal(ksym_table__iter_names(t, iter_check, &ic), 0);
+		assert_int_equal(ic.n, rt.n);
 	}
 	print_message("# %s: %zu symbols, %zu names checked\n", path, rt.n, checked);
 	free(rt.v);
