@@ -18,8 +18,10 @@ LDLIBS := -lelf -lz -lzstd -pthread
 
 # Userspace: one file per responsibility (CLI -> attach engine -> lookup layer).
 KSYM_SRCS := src/ksym.c src/ksym_parse.c src/ksym_cache.c src/ksym_db.c src/ksym_elf.c src/glob.c
+# bench -> kernel model -> sources
+MODEL_SRCS := src/kmodel.c
 APP_SRCS := src/main.c src/query.c src/bench.c src/bench_ref.c src/compare.c src/attach.c \
-	src/report.c \
+	src/report.c src/bench_kmodel.c src/kmodel.c \
 	$(KSYM_SRCS)
 APP_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(APP_SRCS))
 BPF_APPS := ksymattach
@@ -87,7 +89,7 @@ run: $(OUTPUT)/ksymattach
 	OUTPUT=$(OUTPUT) scripts/run $(KERNEL) $(ARGS)
 
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
-UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache
+UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan)
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -99,13 +101,14 @@ $(OUTPUT)/data/%: tests/data/%.xz
 	@mkdir -p $(@D)
 	xz -dc $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(wildcard src/*.h)
+$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc $< $(KSYM_SRCS) -lcmocka -lelf -o $@
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc $< $(KSYM_SRCS) $(MODEL_SRCS) \
+		-lcmocka -lelf -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(wildcard src/*.h)
+$(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) -lcmocka -lelf -o $@
+	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) $(MODEL_SRCS) -lcmocka -lelf -o $@
 
 # libFuzzer targets: one per parser format, the cache loader, the globs.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -149,6 +152,15 @@ check-vm: all
 bench: all $(DATA)
 	$(OUTPUT)/ksymattach bench /proc/kallsyms $(OUTPUT)/data/6.12/kallsyms \
 		$(OUTPUT)/data/6.1/kallsyms $(BENCH_ARGS)
+
+# The kernel's kallsyms table rebuilt from real symbol sets: the lookup series'
+# variants, our layouts, the density sweep (docs/kallsyms-model.md).
+.PHONY: bench-model
+bench-model: all $(DATA)
+	for f in /proc/kallsyms $(OUTPUT)/data/6.12/kallsyms $(OUTPUT)/data/6.1/kallsyms; do \
+		$(OUTPUT)/ksymattach bench --kernel-model --kallsyms $$f --rounds 5 || exit 1; \
+		echo; \
+	done
 
 # The attach-stall comparison in the 6.12 guest (takes several minutes under TCG).
 .PHONY: bench-vm

@@ -7,6 +7,7 @@
 #ifndef BENCH_H
 #define BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "report.h"
@@ -21,6 +22,8 @@ struct bench_opts {
 };
 
 int bench__run(const struct bench_opts *opts);
+/* The kernel kallsyms model's variants on one kallsyms-format file (bench_kmodel.c). */
+int bench__kernel_model(const char *path, int rounds, size_t lookups, enum report_format format);
 /* Hidden helper: load path as the bench does and print this process's peak RSS
  * in KiB (ref: with the reference method). Runs in a fresh process. */
 int bench__rss_probe(const char *path, bool ref);

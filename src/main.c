@@ -41,6 +41,7 @@ static struct env {
 	double duration;
 	bool list;
 	bool compare;
+	bool kernel_model;
 	bool verbose;
 	bool no_cache;
 	enum report_format format;
@@ -98,6 +99,7 @@ enum {
 	OPT_COMPARE,
 	OPT_FALLBACK,
 	OPT_NO_FALLBACK,
+	OPT_KERNEL_MODEL,
 };
 
 static const struct argp_option opts[] = {
@@ -130,6 +132,8 @@ static const struct argp_option opts[] = {
 	{ "cache-dir", OPT_CACHE_DIR, "DIR", OPTION_HIDDEN, "Cache directory (tests)", 1 },
 	{ "rounds", OPT_ROUNDS, "N", 0, "bench, --compare: medians over N rounds (default 5)", 2 },
 	{ "lookups", OPT_LOOKUPS, "N", 0, "bench: lookups a round (default 10000)", 2 },
+	{ "kernel-model", OPT_KERNEL_MODEL, NULL, 0, "bench: the kernel's kallsyms table and the "
+						     "lookup series' variants, rebuilt from FILE", 2 },
 	{ "rss-probe", OPT_RSS_PROBE, "FILE", OPTION_HIDDEN, "bench helper", 2 },
 	{ "rss-probe-ref", OPT_RSS_PROBE_REF, "FILE", OPTION_HIDDEN, "bench helper", 2 },
 	{ "verbose", 'v', NULL, 0, "Verbose output, including libbpf's log", 2 },
@@ -207,6 +211,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_FALLBACK:
 		env.fallback = KATTACH_FALLBACK_NEVER;
+		break;
+	case OPT_KERNEL_MODEL:
+		env.kernel_model = true;
 		break;
 	case OPT_COMPARE:
 		env.compare = true;
@@ -425,6 +432,19 @@ int main(int argc, char **argv)
 
 		if (env.rss_probe)
 			return bench__rss_probe(env.rss_probe, env.rss_probe_ref);
+		if (env.kernel_model) {
+			int rc = 0;
+			size_t i;
+
+			/* --kallsyms FILE or operands; default: the running kernel's */
+			if (!env.arg_cnt)
+				return bench__kernel_model(env.kallsyms ? env.kallsyms : "/proc/kallsyms",
+							   env.rounds, env.lookups, env.format);
+			for (i = 0; i < env.arg_cnt; i++)
+				rc |= bench__kernel_model(env.args[i], env.rounds, env.lookups,
+							  env.format);
+			return rc;
+		}
 		return bench__run(&bo);
 	}
 	qo.format = env.format;
