@@ -199,8 +199,11 @@ int compare__run(const struct compare_opts *o)
 		for (i = 0; i < NROWS; i++) {
 			if (round < 0 && i != 1)
 				continue;
+			/* each run detached already: a signal just ends the comparison */
+			if (o->attach->stop && *o->attach->stop)
+				return 128 + *o->attach->stop;
 			if (run_one(o, &rows[i], round < 0 ? 0 : round))
-				return 1;
+				return o->attach->stop && *o->attach->stop ? 128 + *o->attach->stop : 1;
 		}
 	}
 	if (o->format == REPORT_JSON)

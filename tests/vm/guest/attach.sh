@@ -67,3 +67,11 @@ kill -INT $pid; wait $pid
 is "$?" 130 "SIGINT while attaching: exit 130"
 check "SIGINT while attaching: says so" grep -q 'interrupted while attaching' $O/int.err
 is "$(kprobe_multi_links)" 0 "SIGINT while attaching: no link left"
+
+# SIGINT during --compare: stops between runs, exit 130, nothing left attached
+$K -p 'vfs_*' --compare --rounds 5 > $O/cmpint.out 2> $O/cmpint.err &
+pid=$!
+sleep 3
+kill -INT $pid; wait $pid
+is "$?" 130 "SIGINT during --compare: exit 130"
+is "$(kprobe_multi_links)" 0 "SIGINT during --compare: no link left"
