@@ -13,23 +13,11 @@
 #include "bench.h"
 #include "bench_ref.h"
 #include "clock.h"
+#include "stats.h"
 #include "ksym.h"
 
 #define MAX_ROUNDS 64
 #define SCAN_LOOKUPS 200	/* linear scans are slow: fewer of them */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* xorshift: the same names and addresses on every run */
 static uint64_t rng(uint64_t *s)
@@ -429,26 +417,26 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 	}
 	(void)sink;
 
-	add_row(r, "parse (in memory)", "ms", median(ref_parse, o->rounds) / 1e6,
-		median(ksym_parse, o->rounds) / 1e6);
-	add_row(r, "index build", "ms", -1, median(index_ns, o->rounds) / 1e6);
-	add_row(r, "exact lookup, hit", "ns", median(rscan_ns, o->rounds),
-		median(hit_ns, o->rounds));
-	add_row(r, "exact lookup, miss", "ns", -1, median(miss_ns, o->rounds));
-	add_row(r, "exact lookup, no batch", "ns", median(rscan_ns, o->rounds),
-		median(scan_ns, o->rounds));
-	add_row(r, "address lookup", "ns", median(raddr_ns, o->rounds),
-		median(addr_ns, o->rounds));
-	add_row(r, "glob vfs_* (all names)", "ms", median(rglob_ns, o->rounds) / 1e6,
-		median(glob_ns, o->rounds) / 1e6);
-	add_row(r, "raw read of the file", "ms", -1, median(raw_ns, o->rounds) / 1e6);
+	add_row(r, "parse (in memory)", "ms", stats_median(ref_parse, o->rounds) / 1e6,
+		stats_median(ksym_parse, o->rounds) / 1e6);
+	add_row(r, "index build", "ms", -1, stats_median(index_ns, o->rounds) / 1e6);
+	add_row(r, "exact lookup, hit", "ns", stats_median(rscan_ns, o->rounds),
+		stats_median(hit_ns, o->rounds));
+	add_row(r, "exact lookup, miss", "ns", -1, stats_median(miss_ns, o->rounds));
+	add_row(r, "exact lookup, no batch", "ns", stats_median(rscan_ns, o->rounds),
+		stats_median(scan_ns, o->rounds));
+	add_row(r, "address lookup", "ns", stats_median(raddr_ns, o->rounds),
+		stats_median(addr_ns, o->rounds));
+	add_row(r, "glob vfs_* (all names)", "ms", stats_median(rglob_ns, o->rounds) / 1e6,
+		stats_median(glob_ns, o->rounds) / 1e6);
+	add_row(r, "raw read of the file", "ms", -1, stats_median(raw_ns, o->rounds) / 1e6);
 	add_row(r, "cold resolve (read+parse+index+lookups)", "ms",
-		median(raw_ns, o->rounds) / 1e6, median(cold_ns, o->rounds) / 1e6);
-	add_row(r, "warm resolve (cache+lookups)", "ms", -1, median(warm_ns, o->rounds) / 1e6);
+		stats_median(raw_ns, o->rounds) / 1e6, stats_median(cold_ns, o->rounds) / 1e6);
+	add_row(r, "warm resolve (cache+lookups)", "ms", -1, stats_median(warm_ns, o->rounds) / 1e6);
 	/* a batch pays for its index after this many lookups */
 	{
-		double idx = median(index_ns, o->rounds);
-		double gain = median(scan_ns, o->rounds) - median(hit_ns, o->rounds);
+		double idx = stats_median(index_ns, o->rounds);
+		double gain = stats_median(scan_ns, o->rounds) - stats_median(hit_ns, o->rounds);
 
 		r->break_even = gain > 0 ? idx / gain : -1;
 	}

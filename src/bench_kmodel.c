@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "clock.h"
+#include "stats.h"
 #include "kmodel.h"
 
 #define ROUNDS_MAX 64
@@ -48,19 +49,6 @@ static struct variant variants[] = {
 	{ "ours: dup bit, 16:1", 4, KMODEL_DUPBIT | KMODEL_ONTHEFLY | KMODEL_UNROLLED, true },
 };
 #define NVAR (sizeof(variants) / sizeof(variants[0]))
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct work {
 	char (*hits)[512];
@@ -103,9 +91,9 @@ static void measure(struct kmodel *m, struct variant *v, const struct work *w, i
 			kmodel__lookup_addr(m, w->addrs[i], v->flags, text, sizeof(text), &skip_addr);
 		addr[r] = (double)(now_ns() - t0) / w->n;
 	}
-	v->hit_ns = median(hit, rounds);
-	v->miss_ns = median(miss, rounds);
-	v->addr_ns = median(addr, rounds);
+	v->hit_ns = stats_median(hit, rounds);
+	v->miss_ns = stats_median(miss, rounds);
+	v->addr_ns = stats_median(addr, rounds);
 	v->hit_skips = (double)skip_hit / w->n;
 	v->miss_skips = (double)skip_miss / w->n;
 }

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "compare.h"
+#include "stats.h"
 
 #define MAX_ROUNDS 64
 
@@ -33,13 +34,6 @@ static double tv_ms(struct timeval tv)
 	return tv.tv_sec * 1e3 + tv.tv_usec / 1e3;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct stat3 {
 	double med, min, max;
 };
@@ -50,7 +44,7 @@ static struct stat3 stats(const double *v, int n)
 	struct stat3 r;
 
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), stats_cmp_double);
 	r.min = s[0];
 	r.max = s[n - 1];
 	r.med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;

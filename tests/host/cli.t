@@ -80,4 +80,15 @@ err "kallsyms with hidden addresses" 1 "only zero addresses: run as root" \
 err "no pattern" 64 "no function pattern given" "$K"
 err "bad output format" 64 "invalid output format 'yaml'" "$K" -p x -o yaml
 err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1
+# The benchmarks run and measure what they claim (short runs on captured data).
+"$K" bench "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/bench.json" 2> "$tmp/bench.err"
+is "$?:$(json 'my ($i) = @{$j->{inputs}}; print scalar @{$i->{rows}}, ",", $i->{symbols}' "$tmp/bench.json")" \
+	"0:10,$(wc -l < "$D/6.1/kallsyms")" "bench: every row, every symbol of the file"
+"$K" bench --kernel-model --kallsyms "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/model.json"
+is "$?:$(json 'print scalar @{$j->{variants}}, ",", scalar @{$j->{sweep}}' "$tmp/model.json")" "0:12,9" \
+	"kernel model: every variant and the k = 0..8 sweep"
+is "$(json 'my @v = @{$j->{variants}}; print $v[0]{miss_skipped} > 10 * $v[3]{miss_skipped} ? "yes" : "no"' "$tmp/model.json")" \
+	"yes" "kernel model: 16:1 markers skip over ten times fewer records than 256:1"
+is "$(json 'my @v = @{$j->{variants}}; print $v[4]{hit_skipped}, ",", $v[3]{extra_bytes} > 0 ? "more" : "none"' "$tmp/model.json")" \
+	"0,more" "kernel model: batch offsets skip nothing; 16:1 costs bytes"
 echo "1..$n"
