@@ -319,7 +319,6 @@ static struct bpf_link *attach_one(struct kattach *a, struct bpf_program *prog, 
 	case KATTACH_RES_LIBBPF:
 		/* libbpf resolves a pattern itself, re-reading the kernel's list */
 		pattern = a->opts.link_batch ? a->targets[i].name : a->opts.patterns[i];
-		(void)n;
 		*cnt = 1;
 		break;
 	}
