@@ -22,6 +22,7 @@
 struct kattach {
 	struct kattach_opts opts;
 	struct ksym_db *db;
+	struct ksym_db *db2;		/* a re-resolution's (reresolve runs once) */
 	struct ksym_table *funcs;	/* traceable functions, with addresses (db's) */
 	struct kattach_target *targets;
 	size_t target_cnt;
@@ -70,6 +71,7 @@ void kattach__free(struct kattach *a)
 		return;
 	kattach__detach(a);
 	ksym_db__free(a->db);
+	ksym_db__free(a->db2);
 	free(a->targets);
 	free(a->addrs);
 	free(a->names);
@@ -106,6 +108,20 @@ size_t kattach__link_cnt(const struct kattach *a) { return a->link_cnt; }
 uint64_t kattach__prep_ns(const struct kattach *a) { return a->prep_ns; }
 ssize_t kattach__confirmed_cnt(const struct kattach *a) { return a->confirmed; }
 bool kattach__fell_back(const struct kattach *a) { return a->fell_back; }
+
+const char *kattach__excluded_reason(const struct kattach_target *t)
+{
+	switch (t->excluded_errno) {
+	case EINVAL:
+		return "refused by the kernel (not an ftrace location)";
+	case EPERM:
+		return "in the kprobe blacklist";
+	case ENOENT:
+		return "its module was unloaded";
+	default:
+		return strerror(t->excluded_errno);
+	}
+}
 size_t kattach__excluded_cnt(const struct kattach *a) { return a->excluded; }
 size_t kattach__link_cnt_total(const struct kattach *a) { return a->links_made; }
 enum kattach_resolver kattach__resolver(const struct kattach *a) { return a->opts.resolver; }
@@ -492,6 +508,62 @@ static void warn(const struct kattach *a, const char *fmt, ...)
 		fprintf(stderr, "warning: %s\n", msg);
 }
 
+/*
+ * Module functions the kernel refused may belong to a module unloaded (or
+ * reloaded elsewhere) since resolving: read the live lists once more, attach
+ * those that moved, and report those gone as such. Explicit files are taken
+ * as they are.
+ */
+static int reresolve(struct kattach *a, struct bpf_program *prog)
+{
+	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
+	struct ksym_table *funcs;
+	struct ksym_db *db;
+	size_t i, again = 0;
+	int err = 0;
+
+	for (i = 0; i < a->target_cnt; i++)
+		again += (a->targets[i].flags & KATTACH_F_EXCLUDED) && a->targets[i].module &&
+			 a->targets[i].excluded_errno == EINVAL;
+	if (!again || a->opts.resolver != KATTACH_RES_KSYM ||
+	    (a->opts.sources && (a->opts.sources->funcs_path || a->opts.sources->funcs_addrs_path)))
+		return 0;
+	if (a->opts.sources)
+		memcpy(&dbo, a->opts.sources, sizeof(dbo));
+	dbo.sz = sizeof(dbo);
+	dbo.need = KSYM_DB_FUNCS;
+	dbo.no_cache = true;
+	db = ksym_db__new(&dbo);
+	if (!db || ksym_db__load(db)) {
+		ksym_db__free(db);
+		return 0;	/* keep the first answer: they stay excluded */
+	}
+	funcs = ksym_db__funcs(db);
+	for (i = 0; i < a->target_cnt && !err; i++) {
+		struct kattach_target *t = &a->targets[i];
+		char full[600];
+		struct ksym now;
+
+		if (!(t->flags & KATTACH_F_EXCLUDED) || !t->module || t->excluded_errno != EINVAL)
+			continue;
+		snprintf(full, sizeof(full), "%s:%s", t->module, t->name);
+		if (ksym_table__find(funcs, full, NULL, &now, 1) < 1) {
+			t->excluded_errno = ENOENT;	/* its module is gone */
+			continue;
+		}
+		if (now.addr == t->addr)
+			continue;	/* refused where it still is: a real refusal */
+		/* reloaded elsewhere: the new address, one more try */
+		t->addr = a->addrs[i] = now.addr;
+		t->flags &= ~KATTACH_F_EXCLUDED;
+		a->excluded--;
+		err = attach_range(a, prog, i, 1);
+	}
+	/* the targets' names point into the first tables: both stay until free */
+	a->db2 = db;
+	return err;
+}
+
 /* The kernel's link limit is 1 << 20 targets (MAX_KPROBE_MULTI_CNT). */
 #define MULTI_MAX (1u << 20)
 
@@ -564,6 +636,8 @@ int kattach__attach(struct kattach *a)
 		a->err[0] = '\0';
 		return attach_kprobes(a);
 	}
+	if (!err)
+		err = reresolve(a, prog);
 	if (err == -EINTR)
 		return fail(a, EINTR, "interrupted while attaching");
 	if (err)

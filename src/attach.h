@@ -108,6 +108,8 @@ size_t kattach__attached_cnt(const struct kattach *a);
 /* Targets the kernel's link info lists (Linux >= 6.6); -1 when it does not say. */
 ssize_t kattach__confirmed_cnt(const struct kattach *a);
 size_t kattach__link_cnt(const struct kattach *a);	/* alive now */
+/* Why a target was left out, in words. */
+const char *kattach__excluded_reason(const struct kattach_target *t);
 /* Whether classic kprobes stood in for kprobe.multi. */
 bool kattach__fell_back(const struct kattach *a);
 /* Targets left out: refused by the kernel, or kprobe-blacklisted for the fallback. */

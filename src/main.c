@@ -362,6 +362,12 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 		return 1;
 	}
 	err = kattach__resolve(a);
+	/* debugging and tests: a window between resolving and attaching */
+	if (!err && !env.list && getenv("KSYMATTACH_PAUSE")) {
+		fprintf(stderr, "ksymattach: resolved; pausing %s s (KSYMATTACH_PAUSE)\n",
+			getenv("KSYMATTACH_PAUSE"));
+		wait_for(atof(getenv("KSYMATTACH_PAUSE")));
+	}
 	if (!err && !env.list && !exiting)
 		err = kattach__attach(a);
 	if (!err && !env.list) {

@@ -196,7 +196,7 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 		fprintf(f, "%s{\"name\":", ex++ ? "," : "");
 		report__json_str(f, v[i]->name);
 		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"reason\":", v[i]->addr);
-		report__json_str(f, strerror(v[i]->excluded_errno));
+		report__json_str(f, kattach__excluded_reason(v[i]));
 		fputc('}', f);
 	}
 	fputs("],", f);
@@ -257,8 +257,7 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 	for (i = 0; i < n; i++)
 		if (v[i]->flags & KATTACH_F_EXCLUDED)
 			fprintf(f, "excluded %s (%016" PRIx64 "): %s\n", v[i]->name, v[i]->addr,
-				v[i]->excluded_errno == EPERM ? "in the kprobe blacklist"
-							      : strerror(v[i]->excluded_errno));
+				kattach__excluded_reason(v[i]));
 	fprintf(f, "\n%-8s %12s\n", "PHASE", "TIME(us)");
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
 		uint64_t ns = kattach__phase_ns(a, ph);

@@ -57,7 +57,7 @@ r=$(awk '$2 == "vfs_read" { print $1 }' $A)
 $K -p '*' --funcs-addrs $O/refuse.txt -o json > $O/refuse.json 2> $O/refuse.err
 is "$?" 0 "refused target: the run still succeeds"
 is "$(json_int attached $O/refuse.json)" 2 "refused target: the other two attach"
-check "refused target: reported by name" grep -q '"excluded":\[{"name":"fake_fn","addr":"0x[0-9a-f]*","reason":"Invalid argument"}\]' $O/refuse.json
+check "refused target: reported by name" grep -q '"excluded":\[{"name":"fake_fn","addr":"0x[0-9a-f]*","reason":"refused by the kernel (not an ftrace location)"}\]' $O/refuse.json
 
 # SIGINT in the middle of attaching: exit 130, nothing left attached
 $K -p 'vfs_*' -r libbpf --link-per-func > $O/int.out 2> $O/int.err &
@@ -75,3 +75,16 @@ sleep 3
 kill -INT $pid; wait $pid
 is "$?" 130 "SIGINT during --compare: exit 130"
 is "$(kprobe_multi_links)" 0 "SIGINT during --compare: no link left"
+
+# a module unloaded between resolving and attaching: resolved again, reported
+insmod /modules/dummy.ko
+KSYMATTACH_PAUSE=5 $K -p 'dummy:*' -p vfs_read -o json > $O/unl.json 2> $O/unl.err &
+pid=$!
+check "module race: paused after resolving" wait_for $O/unl.err 60 'pausing'
+rmmod dummy
+wait $pid
+is "$?" 0 "module race: the run still succeeds"
+is "$(json_int attached $O/unl.json)" 1 "module race: vfs_read attached"
+check "module race: the module's functions reported as unloaded" \
+	grep -q '"reason":"its module was unloaded"' $O/unl.json
+is "$(kprobe_multi_links)" 0 "module race: no link left"
