@@ -71,8 +71,8 @@ initramfs() {
 	for m in $(want_modules "$series"); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
 	printf '%s\n' "${order[@]}" > "$root/modules/order"
-	# not loaded at boot: tests load it to change the module list
-	mod_extract "$(mod_file dummy)" > "$root/modules/dummy.ko"
+	# not loaded at boot: tests load them to change the module list
+	for m in dummy ifb; do mod_extract "$(mod_file $m)" > "$root/modules/$m.ko"; done
 	# bpftool (dynamic) for the link checks, with the libraries it needs
 	if b=$(command -v bpftool); then
 		cp "$b" "$root/bin/bpftool"

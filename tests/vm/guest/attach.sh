@@ -88,3 +88,23 @@ is "$(json_int attached $O/unl.json)" 1 "module race: vfs_read attached"
 check "module race: the module's functions reported as unloaded" \
 	grep -q '"reason":"its module was unloaded"' $O/unl.json
 is "$(kprobe_multi_links)" 0 "module race: no link left"
+
+# reloaded elsewhere in that window: attached at the new addresses
+insmod /modules/dummy.ko
+old=$(awk '$4 == "[dummy]" { print $1; exit }' /proc/kallsyms)
+KSYMATTACH_PAUSE=5 $K -p 'dummy:*' -p vfs_read -o json > $O/rel.json 2> $O/rel.err &
+pid=$!
+check "module reload: paused after resolving" wait_for $O/rel.err 60 'pausing'
+# ifb takes the freed space, so dummy comes back somewhere else
+rmmod dummy; insmod /modules/ifb.ko; insmod /modules/dummy.ko
+new=$(awk '$4 == "[dummy]" { print $1; exit }' /proc/kallsyms)
+wait $pid
+is "$?" 0 "module reload: the run succeeds"
+if [ "$old" != "$new" ]; then
+	want=$(( $(grep -c '\[dummy\]$' /sys/kernel/tracing/available_filter_functions_addrs) + 1 ))
+	is "$(json_int attached $O/rel.json)" "$want" "module reload: attached at the new addresses"
+	is "$(grep -o '"excluded":\[\]' $O/rel.json | wc -l)" 1 "module reload: nothing excluded"
+else
+	ok "# SKIP module reload: dummy came back at the same address"
+fi
+rmmod dummy ifb
