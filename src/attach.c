@@ -104,7 +104,6 @@ enum kattach_mode kattach__mode(const struct kattach *a) { return a->opts.mode; 
 size_t kattach__target_cnt(const struct kattach *a) { return a->target_cnt; }
 const struct kattach_target *kattach__targets(const struct kattach *a) { return a->targets; }
 size_t kattach__attached_cnt(const struct kattach *a) { return a->attached; }
-size_t kattach__link_cnt(const struct kattach *a) { return a->link_cnt; }
 uint64_t kattach__prep_ns(const struct kattach *a) { return a->prep_ns; }
 ssize_t kattach__confirmed_cnt(const struct kattach *a) { return a->confirmed; }
 bool kattach__fell_back(const struct kattach *a) { return a->fell_back; }
@@ -136,6 +135,11 @@ bool kattach__traceability_known(const struct kattach *a)
 {
 	return a->db && ksym_db__traceability_known(a->db);
 }
+bool kattach__blacklist_known(const struct kattach *a)
+{
+	return a->db && ksym_db__blacklist_known(a->db);
+}
+
 bool kattach__from_cache(const struct kattach *a)
 {
 	return a->db && ksym_db__from_cache(a->db, KSYM_DB_FUNCS);

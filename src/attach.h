@@ -107,7 +107,6 @@ const struct kattach_target *kattach__targets(const struct kattach *a);
 size_t kattach__attached_cnt(const struct kattach *a);
 /* Targets the kernel's link info lists (Linux >= 6.6); -1 when it does not say. */
 ssize_t kattach__confirmed_cnt(const struct kattach *a);
-size_t kattach__link_cnt(const struct kattach *a);	/* alive now */
 /* Why a target was left out, in words. */
 const char *kattach__excluded_reason(const struct kattach_target *t);
 /* Whether classic kprobes stood in for kprobe.multi. */
@@ -128,6 +127,8 @@ const char *kattach__phase_name(enum kattach_phase ph);
 uint64_t kattach__prep_ns(const struct kattach *a);
 /* Which files the targets came from, e.g. "available_filter_functions_addrs". */
 const char *kattach__source(const struct kattach *a);
+/* Whether the kprobe blacklist could be read (KSYM_F_BLACKLISTED means something). */
+bool kattach__blacklist_known(const struct kattach *a);
 /* False when the function lists were unreadable and --list fell back to kallsyms. */
 bool kattach__traceability_known(const struct kattach *a);
 /* Whether the symbols came from the cache (no kernel file read). */

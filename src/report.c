@@ -103,9 +103,12 @@ static void print_prom(FILE *f, const struct kattach *a, const struct report_opt
 		   "# TYPE ksymattach_functions_matched gauge\nksymattach_functions_matched %zu\n"
 		   "# HELP ksymattach_functions_attached Functions attached.\n"
 		   "# TYPE ksymattach_functions_attached gauge\nksymattach_functions_attached %zu\n"
+		   "# HELP ksymattach_functions_excluded Functions left out (refused, "
+		   "blacklisted, module gone).\n"
+		   "# TYPE ksymattach_functions_excluded gauge\nksymattach_functions_excluded %zu\n"
 		   "# HELP ksymattach_links BPF links created.\n"
 		   "# TYPE ksymattach_links gauge\nksymattach_links %zu\n",
-		n, kattach__attached_cnt(a), kattach__link_cnt_total(a));
+		n, kattach__attached_cnt(a), kattach__excluded_cnt(a), kattach__link_cnt_total(a));
 	fputs("# HELP ksymattach_phase_seconds Wall time of each attach phase.\n"
 	      "# TYPE ksymattach_phase_seconds gauge\n", f);
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
@@ -200,6 +203,9 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 		fputc('}', f);
 	}
 	fputs("],", f);
+	/* libbpf mode: our own resolution, for the report only, outside the phases */
+	if (kattach__prep_ns(a))
+		fprintf(f, "\"prep_us\":%.1f,", kattach__prep_ns(a) / 1000.0);
 	fputs("\"phases_us\":{", f);
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
 		fprintf(f, "%s\"%s\":%.1f", ph ? "," : "", kattach__phase_name(ph),
@@ -214,6 +220,7 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 			fprintf(f, ",\"traceable\":%s,\"blacklisted\":%s",
 				!kattach__traceability_known(a) ? "null" :
 				v[i]->flags & KSYM_F_TRACEABLE ? "true" : "false",
+				!kattach__blacklist_known(a) ? "null" :
 				v[i]->flags & KSYM_F_BLACKLISTED ? "true" : "false");
 		} else {
 			fprintf(f, ",\"hits\":%" PRIu64, (uint64_t)v[i]->stat.calls);
