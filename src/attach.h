@@ -77,7 +77,6 @@ struct kattach_opts {
 	bool list_only;		/* resolve only: unreadable lists fall back to kallsyms */
 	/* Nonzero (set by a signal handler) stops attaching; kattach__free() detaches. */
 	const volatile sig_atomic_t *stop;
-	bool verbose;
 };
 
 /* kattach_target.flags beyond the KSYM_F_* ones */

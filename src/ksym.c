@@ -254,6 +254,24 @@ static bool mod_ok(const struct ksym_table *t, const struct ksym_ent *e, const c
 	return e->mod && !strcmp(ksym_ent_mod(t, e), module);
 }
 
+/*
+ * "mod:rest": the module into buf (and *module), the rest returned. Without a
+ * ':' returns s and leaves *module alone; NULL when mod does not fit.
+ */
+static const char *split_module(const char *s, char *buf, size_t len, const char **module)
+{
+	const char *colon = strchr(s, ':');
+
+	if (!colon)
+		return s;
+	if ((size_t)(colon - s) >= len)
+		return NULL;
+	memcpy(buf, s, colon - s);
+	buf[colon - s] = '\0';
+	*module = buf;
+	return colon + 1;
+}
+
 /* Keeps out[0..*n) the lowest max matches in address order; counts them all. */
 static void add_match(const struct ksym_table *t, uint32_t i, uint32_t *best, size_t max,
 		      size_t *n)
@@ -278,19 +296,13 @@ int ksym_table__find(const struct ksym_table *t, const char *name, const char *m
 		     struct ksym *out, size_t max)
 {
 	uint32_t best[FIND_MAX], i1;
-	const char *colon = strchr(name, ':');
 	char modbuf[64];
 	size_t n = 0, i, keep = max < FIND_MAX ? max : FIND_MAX;
 
-	if (colon && !module) {
-		size_t ml = colon - name;
-
-		if (ml >= sizeof(modbuf))
+	if (!module) {
+		name = split_module(name, modbuf, sizeof(modbuf), &module);
+		if (!name)
 			return -ENAMETOOLONG;
-		memcpy(modbuf, name, ml);
-		modbuf[ml] = '\0';
-		module = modbuf;
-		name = colon + 1;
 	}
 	if (t->ix.slots) {
 		for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->ix.dup_next[i1 - 1])
@@ -336,19 +348,15 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 
 int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, void *ctx)
 {
-	const char *colon = strchr(glob, ':');
-	char module[64];
+	const char *module = NULL;
+	char modbuf[64];
 	size_t plen, i;
 	struct ksym sym;
 	int ret;
 
-	if (colon) {
-		if ((size_t)(colon - glob) >= sizeof(module))
-			return -ENAMETOOLONG;
-		memcpy(module, glob, colon - glob);
-		module[colon - glob] = '\0';
-		glob = colon + 1;
-	}
+	glob = split_module(glob, modbuf, sizeof(modbuf), &module);
+	if (!glob)
+		return -ENAMETOOLONG;
 	plen = strcspn(glob, "*?[");
 	for (i = 0; i < t->cnt; i++) {
 		const struct ksym_ent *e = &t->ents[ksym_addr_idx(t, i)];
@@ -356,7 +364,7 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
 
 		/* literal prefix first: most names fail in the first byte or two */
 		if (strncmp(name, glob, plen) || !ksym_glob_match(glob + plen, name + plen) ||
-		    (colon && !mod_ok(t, e, module)))
+		    (module && !mod_ok(t, e, module)))
 			continue;
 		fill(t, e, &sym);
 		ret = fn(&sym, ctx);

@@ -27,6 +27,9 @@ struct ksym_db {
 	const char *funcs_source;
 	char tracefs[64];
 	uint64_t phase_ns[KSYM_PH_CNT];
+	/* the running kernel's cache key, read once (boot id, /proc/modules) */
+	struct ksym_cache_key key;
+	int key_err;			/* 1: not read yet */
 	char err[320];
 };
 
@@ -62,6 +65,7 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 		return NULL;
 	memcpy(&db->opts, opts, opts->sz < sizeof(db->opts) ? opts->sz : sizeof(db->opts));
 	db->opts.sz = sizeof(db->opts);
+	db->key_err = 1;
 	if (!db->opts.cache_dir)
 		db->opts.cache_dir = KSYM_CACHE_DIR;
 	return db;
@@ -156,8 +160,14 @@ static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const 
 	uint64_t t0 = now_ns();
 	struct ksym_table *t = NULL;
 
-	if (db->opts.no_cache || ksym_cache__live_key(key, source))
+	if (db->opts.no_cache)
 		return NULL;
+	if (db->key_err == 1)
+		db->key_err = ksym_cache__live_key(&db->key, "");
+	if (db->key_err)
+		return NULL;
+	*key = db->key;
+	snprintf(key->source, sizeof(key->source), "%s", source);
 	t = ksym_cache__load(db->opts.cache_dir, name, key);
 	db->phase_ns[KSYM_PH_READ] += now_ns() - t0;
 	if (t)

@@ -333,7 +333,6 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 		.stop = &exiting,
 		.sources = dbo,
 		.list_only = env.list,
-		.verbose = env.verbose,
 	};
 	struct report_opts ro = {
 		.sz = sizeof(ro),
