@@ -181,8 +181,19 @@ static int add_target(const struct ksym *sym, void *ctx)
 	struct collect_ctx *c = ctx;
 	struct kattach *a = c->a;
 
+	uint64_t loc = sym->addr;
+	int tr;
+
 	if (sym->flags & KSYM_F_UNRESOLVED)
 		return 0;
+	/* where ftrace attaches; a kallsyms candidate without a call site is no function
+	 * the kernel can trace, so no match */
+	tr = ksym_db__ftrace_loc(a->db, sym, &loc);
+	if (tr == 0)
+		return 0;
+	if (tr < 0 && tr != -ENODATA)
+		return fail(a, tr, "cannot check %s in the kernel text: %s", sym->name,
+			    strerror(-tr));
 	if (a->target_cnt == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 256;
 		struct kattach_target *n = realloc(a->targets, ncap * sizeof(*n));
@@ -193,8 +204,8 @@ static int add_target(const struct ksym *sym, void *ctx)
 		c->cap = ncap;
 	}
 	a->targets[a->target_cnt++] = (struct kattach_target){
-		.addr = sym->addr, .name = sym->name, .module = sym->module,
-		.flags = (sym->flags & (KSYM_F_TRACEABLE | KSYM_F_AMBIGUOUS)) |
+		.addr = loc, .name = sym->name, .module = sym->module,
+		.flags = (sym->flags & KSYM_F_AMBIGUOUS) | (tr > 0 ? KSYM_F_TRACEABLE : 0) |
 			 (ksym_db__blacklisted(a->db, sym->addr) ? KSYM_F_BLACKLISTED : 0),
 	};
 	return 0;
@@ -207,9 +218,12 @@ static int target_cmp(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+#define BATCH_MIN_NAMES 16
+
 int kattach__resolve(struct kattach *a)
 {
 	struct collect_ctx c = { .a = a };
+	bool batch;
 	uint64_t t0;
 	size_t i, j;
 	int err = 0;
@@ -221,6 +235,10 @@ int kattach__resolve(struct kattach *a)
 		return err;
 
 	t0 = now_ns();
+	/* past the measured break-even (bench: tens of lookups), index the names */
+	for (i = j = 0; i < a->opts.pattern_cnt; i++)
+		j += ksym_glob_is_literal(a->opts.patterns[i]);
+	batch = j >= BATCH_MIN_NAMES && !ksym_table__batch_begin(a->funcs);
 	for (i = 0; i < a->opts.pattern_cnt && !err; i++) {
 		const char *p = a->opts.patterns[i];
 		size_t before = a->target_cnt;
@@ -239,6 +257,8 @@ int kattach__resolve(struct kattach *a)
 			err = fail(a, ENOENT, "no traceable function matches '%s' (in %s)", p,
 				   kattach__source(a));
 	}
+	if (batch)
+		ksym_table__batch_end(a->funcs);
 	if (err) {
 		a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
 		return err < 0 && !a->err[0] ? fail(a, err, "%s", strerror(-err)) : err;
@@ -555,6 +575,8 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 			t->excluded_errno = ENOENT;	/* its module is gone */
 			continue;
 		}
+		if (ksym_db__ftrace_loc(db, &now, &now.addr) == 0)
+			continue;	/* no longer traceable there */
 		if (now.addr == t->addr)
 			continue;	/* refused where it still is: a real refusal */
 		/* reloaded elsewhere: the new address, one more try */

@@ -138,6 +138,26 @@ int ksym__snprint(char *buf, size_t len, const struct ksym *sym, uint64_t addr);
 struct ksym_table *ksym_table__load_elf(const char *path, const struct ksym_parse_opts *opts);
 
 /*
+ * Kernel text through /proc/kcore (x86-64), for where ftrace can attach:
+ * reading a few bytes at each candidate function is far cheaper for the kernel
+ * than producing tracefs' lists. Needs CAP_SYS_RAWIO; a locked-down kernel
+ * refuses it. Candidates read in address order share page-sized reads.
+ */
+struct ksym_kcore;
+
+struct ksym_kcore *ksym_kcore__open(const char *path);	/* NULL: /proc/kcore */
+void ksym_kcore__close(struct ksym_kcore *kc);
+/* len <= 64 bytes of kernel memory at addr; -EFAULT where kcore maps none. */
+int ksym_kcore__read(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len);
+/*
+ * The ftrace call site in the first len (>= 9) bytes of a function at addr:
+ * its offset (0, or 4 past ENDBR64), or -1 for none. Where the site is a call
+ * (something traces the function now), *call is its target, which the caller
+ * must check is an ftrace or BPF trampoline; else *call is 0.
+ */
+int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call);
+
+/*
  * The cache: a table with its name index, persisted so that a later run on the
  * same boot skips the kernel's symbol files. A cache file is used only when it is
  * a regular root-owned 0600 file (opened with O_NOFOLLOW) whose magic, version,
@@ -205,6 +225,16 @@ struct ksym_db_opts {
 	 * warning; without it that is an error. Attaching needs the lists.
 	 */
 	bool allow_unknown_traceability;
+	/*
+	 * Where traceable functions come from (live sources only). AUTO: kallsyms
+	 * checked through kcore where it can be read (x86-64, not locked down),
+	 * else tracefs.
+	 */
+	enum ksym_funcs_from {
+		KSYM_FUNCS_AUTO,
+		KSYM_FUNCS_TRACEFS,	/* available_filter_functions[_addrs] */
+		KSYM_FUNCS_KALLSYMS,	/* /proc/kallsyms text + call sites in /proc/kcore */
+	} funcs_from;
 	bool verbose;			/* also report stale caches and skipped lines */
 	/* Warnings (one line, no newline); NULL: "ksym: warning: ..." on stderr. */
 	void (*warn)(const char *msg);
@@ -220,6 +250,13 @@ struct ksym_table *ksym_db__kallsyms(const struct ksym_db *db);
 /* "available_filter_functions_addrs", "available_filter_functions+kallsyms", ... */
 const char *ksym_db__funcs_source(const struct ksym_db *db);
 bool ksym_db__traceability_known(const struct ksym_db *db);
+/*
+ * Where ftrace attaches to the function sym (from FUNCS or KALLSYMS): 1 with
+ * *loc set (the symbol, or past its ENDBR64), 0 when it cannot be traced, a
+ * negative errno when that is unknown. FUNCS entries of a kallsyms+kcore db are
+ * only candidates: ask this before handing one to the kernel.
+ */
+int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc);
 /* In the kprobe blacklist (needs KSYM_DB_BLACKLIST; false when unknown). */
 bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr);
 bool ksym_db__blacklist_known(const struct ksym_db *db);

@@ -3,8 +3,10 @@
  * Which files hold the kernel's symbols, read once and cached. The cheapest live
  * source wins: available_filter_functions_addrs carries names and addresses in
  * one file (Linux >= 6.5); older kernels need the name list joined with
- * /proc/kallsyms. The result is cached in /run, so a second run on the same
- * boot reads no kernel file at all.
+ * /proc/kallsyms. Cheaper still, where /proc/kcore can be read: /proc/kallsyms
+ * alone (a sequential walk for the kernel, no address-to-name lookup per line)
+ * with each candidate's call site checked in the kernel text. The result is
+ * cached in /run, so a second run on the same boot reads no kernel file at all.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +25,10 @@ struct ksym_db {
 	struct ksym_table *blacklist;
 	bool funcs_is_kallsyms;		/* fallback: funcs aliases kallsyms */
 	bool traceability_known;
+	/* kallsyms+kcore: funcs are candidates, checked in the text on demand */
+	struct ksym_kcore *kcore;
+	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
+	bool init_known;
 	unsigned int cached;		/* KSYM_DB_* served from the cache */
 	const char *funcs_source;
 	char tracefs[64];
@@ -79,6 +85,7 @@ void ksym_db__free(struct ksym_db *db)
 		ksym_table__free(db->funcs);
 	ksym_table__free(db->kallsyms);
 	ksym_table__free(db->blacklist);
+	ksym_kcore__close(db->kcore);
 	free(db);
 }
 
@@ -102,6 +109,84 @@ uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
 	return ph < KSYM_PH_CNT ? db->phase_ns[ph] : 0;
 }
 
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/*
+ * A call at a site is ftrace's (its callers, or a trampoline it made), a BPF
+ * trampoline's, or no site at all: a notrace function starting with a call.
+ */
+static bool is_trampoline(const struct ksym_db *db, uint64_t addr)
+{
+	struct ksym s;
+
+	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr)
+		return false;
+	if (s.module)
+		return !strcmp(s.module, "__builtin__ftrace") ||
+		       (!strcmp(s.module, "bpf") && !strncmp(s.name, "bpf_trampoline_", 15));
+	return !strcmp(s.name, "ftrace_caller") || !strcmp(s.name, "ftrace_regs_caller");
+}
+
+static void find_init(struct ksym_db *db)
+{
+	struct ksym lo, hi;
+
+	db->init_known = true;
+	if (ksym_table__find(db->funcs, "_sinittext", "", &lo, 1) == 1 &&
+	    ksym_table__find(db->funcs, "_einittext", "", &hi, 1) == 1 && lo.addr < hi.addr) {
+		db->init_lo = lo.addr;
+		db->init_hi = hi.addr;
+	}
+}
+
+int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
+{
+	unsigned char text[16];
+	uint64_t call;
+	struct ksym f;
+	int off, err;
+
+	if (!db->funcs || !db->traceability_known)
+		return -ENODATA;
+	if (!db->kcore) {
+		if (sym->flags & KSYM_F_TRACEABLE) {
+			*loc = sym->addr;
+			return 1;
+		}
+		/* a kallsyms symbol: ftrace lists it there or past its ENDBR64 */
+		if (sym->type && !is_text(sym->type))
+			return 0;
+		if (!ksym_table__addr(db->funcs, sym->addr + 4, &f) &&
+		    (f.addr == sym->addr || f.addr == sym->addr + 4)) {
+			*loc = f.addr;
+			return 1;
+		}
+		return 0;
+	}
+	if (!is_text(sym->type))
+		return 0;
+	/* BPF programs, ftrace and kprobe trampolines are listed as modules */
+	if (sym->module && (!strcmp(sym->module, "bpf") || !strncmp(sym->module, "__builtin__", 11)))
+		return 0;
+	if (!db->init_known)
+		find_init(db);
+	if (sym->addr >= db->init_lo && sym->addr < db->init_hi)
+		return 0;
+	err = ksym_kcore__read(db->kcore, sym->addr, text, sizeof(text));
+	if (err == -EFAULT)
+		return 0;	/* no live text there */
+	if (err)
+		return err;
+	off = ksym__ftrace_site(text, sizeof(text), sym->addr, &call);
+	if (off < 0 || (call && !is_trampoline(db, call)))
+		return 0;
+	*loc = sym->addr + off;
+	return 1;
+}
+
 bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 {
 	struct ksym b;
@@ -112,13 +197,11 @@ bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 
 /* Timed read + parse of one file. */
 static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
-		     struct ksym_table **out)
+		     bool index, struct ksym_table **out)
 {
 	struct ksym_parse_stats st;
-	/* every table here is looked up by name (joins, patterns, sym): index it in
-	 * the parsing pass; the blacklist is only looked up by address */
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
-				      .index = fmt != KSYM_FMT_BLACKLIST };
+				      .index = index };
 	uint64_t t0 = now_ns(), t1;
 	size_t len;
 	char *buf;
@@ -209,7 +292,7 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 	if (db->kallsyms)
 		return 0;
 	if (o->system_map_path)
-		return load_file(db, KSYM_FMT_SYSTEM_MAP, o->system_map_path, text_only,
+		return load_file(db, KSYM_FMT_SYSTEM_MAP, o->system_map_path, text_only, true,
 				 &db->kallsyms);
 	if (o->vmlinux_path) {
 		struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = text_only };
@@ -224,7 +307,8 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 		return 0;
 	}
 	if (o->kallsyms_path)
-		return load_file(db, KSYM_FMT_KALLSYMS, o->kallsyms_path, text_only, &db->kallsyms);
+		return load_file(db, KSYM_FMT_KALLSYMS, o->kallsyms_path, text_only, true,
+				 &db->kallsyms);
 	if (!text_only) {
 		db->kallsyms = cache_get(db, "kallsyms", "/proc/kallsyms", &key);
 		if (db->kallsyms) {
@@ -232,7 +316,7 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 			return 0;
 		}
 	}
-	err = load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", text_only, &db->kallsyms);
+	err = load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", text_only, true, &db->kallsyms);
 	if (err)
 		return err;
 	if (!text_only)
@@ -272,7 +356,7 @@ static int join_funcs(struct ksym_db *db, const char *funcs_path)
 	uint64_t t0;
 	int err, left;
 
-	err = load_file(db, KSYM_FMT_FUNCS, funcs_path, false, &db->funcs);
+	err = load_file(db, KSYM_FMT_FUNCS, funcs_path, false, true, &db->funcs);
 	if (!err)
 		err = load_kallsyms(db, !(db->opts.need & KSYM_DB_KALLSYMS));
 	if (err)
@@ -305,6 +389,55 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 	return 0;
 }
 
+/*
+ * kallsyms text symbols as candidates, checked through kcore when asked
+ * (ksym_db__ftrace_loc). -EAGAIN: kcore unreadable and the choice was ours.
+ */
+static int kallsyms_funcs(struct ksym_db *db)
+{
+	struct ksym_cache_key key = {};
+	uint64_t t0 = now_ns();
+	int err;
+
+	db->kcore = ksym_kcore__open(NULL);
+	db->phase_ns[KSYM_PH_READ] += now_ns() - t0;
+	if (!db->kcore) {
+		err = -errno;
+		if (db->opts.funcs_from == KSYM_FUNCS_AUTO) {
+			if (db->opts.verbose)
+				warn(db, "cannot read /proc/kcore: %s; using tracefs' function lists",
+				     strerror(-err));
+			return -EAGAIN;
+		}
+		return fail(db, err, "cannot read /proc/kcore: %s%s", strerror(-err),
+			    err != -EACCES && err != -EPERM ? "" :
+			    geteuid() ? " (run as root)" : " (kernel lockdown?)");
+	}
+	db->traceability_known = true;
+	db->funcs_source = "kallsyms+kcore";
+	if (db->opts.need & KSYM_DB_KALLSYMS) {
+		/* wanted whole anyway: one table serves both */
+		err = load_kallsyms(db, false);
+		if (err)
+			return err;
+		db->funcs = db->kallsyms;
+		db->funcs_is_kallsyms = true;
+		if (db->cached & KSYM_DB_KALLSYMS)
+			db->cached |= KSYM_DB_FUNCS;
+		return 0;
+	}
+	db->funcs = cache_get(db, "funcs", db->funcs_source, &key);
+	if (db->funcs) {
+		db->cached |= KSYM_DB_FUNCS;
+		return 0;
+	}
+	/* globs scan; exact names open a batch: no index in the parsing pass */
+	err = load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false, &db->funcs);
+	if (!err)
+		cache_put(db, "funcs", &key, db->funcs);
+	return err;
+}
+
 static int load_funcs(struct ksym_db *db)
 {
 	const struct ksym_db_opts *o = &db->opts;
@@ -313,10 +446,21 @@ static int load_funcs(struct ksym_db *db)
 	bool addrs;
 	int err;
 
+	if (o->funcs_from == KSYM_FUNCS_KALLSYMS && !live_kallsyms(db))
+		return fail(db, EINVAL, "traceability from kcore needs the live /proc/kallsyms");
+	/* by default only where tracefs shows the kernel has dynamic ftrace */
+	if (!o->funcs_addrs_path && !o->funcs_path && live_kallsyms(db) &&
+	    (o->funcs_from == KSYM_FUNCS_KALLSYMS ||
+	     (o->funcs_from == KSYM_FUNCS_AUTO && !find_tracefs(db)))) {
+		err = kallsyms_funcs(db);
+		if (err != -EAGAIN)
+			return err;
+	}
 	db->traceability_known = true;
 	if (o->funcs_addrs_path) {
 		db->funcs_source = "available_filter_functions_addrs";
-		return load_file(db, KSYM_FMT_FUNCS_ADDRS, o->funcs_addrs_path, false, &db->funcs);
+		return load_file(db, KSYM_FMT_FUNCS_ADDRS, o->funcs_addrs_path, false, true,
+				 &db->funcs);
 	}
 	if (o->funcs_path) {
 		db->funcs_source = "available_filter_functions+kallsyms";
@@ -342,7 +486,7 @@ static int load_funcs(struct ksym_db *db)
 			return 0;
 		}
 	}
-	err = addrs ? load_file(db, KSYM_FMT_FUNCS_ADDRS, path, false, &db->funcs)
+	err = addrs ? load_file(db, KSYM_FMT_FUNCS_ADDRS, path, false, true, &db->funcs)
 		    : join_funcs(db, path);
 	if (err && (err == -EACCES || err == -EPERM) && !db->funcs &&
 	    o->allow_unknown_traceability) {
@@ -360,7 +504,8 @@ static int load_blacklist(struct ksym_db *db)
 						   : "/sys/kernel/debug/kprobes/blacklist";
 	int err;
 
-	err = load_file(db, KSYM_FMT_BLACKLIST, path, false, &db->blacklist);
+	/* the blacklist is only looked up by address */
+	err = load_file(db, KSYM_FMT_BLACKLIST, path, false, false, &db->blacklist);
 	if (err && !db->opts.blacklist_path) {
 		/* optional unless asked for by name: debugfs may not be mounted */
 		if (db->opts.verbose)

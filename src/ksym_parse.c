@@ -113,9 +113,11 @@ static inline char *skip_sep(char *s, char *end)
 	return s;
 }
 
+static bool sep_tab[256] = { [' '] = true, ['\t'] = true, ['\r'] = true };
+
 static inline char *token_end(char *s, char *end)
 {
-	while (s < end && !is_sep(*s))
+	while (s < end && !sep_tab[(unsigned char)*s])
 		s++;
 	return s;
 }
@@ -188,7 +190,12 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 	char type = 0;
 
 	p = s;
-	if (fmt == KSYM_FMT_BLACKLIST) {
+	if (fmt == KSYM_FMT_KALLSYMS && end - s > 19 && s[16] == ' ' && s[18] == ' ' &&
+	    (unsigned char)s[17] > ' ' && !is_sep(s[19]) && parse_hex(&p, s + 17, &addr)) {
+		/* the kernel's own "%px %c %s": fixed columns, no scanning */
+		type = s[17];
+		p = s + 19;
+	} else if (fmt == KSYM_FMT_BLACKLIST) {
 		/* a range: the kernel prints both ends with %px */
 		uint64_t hi;
 
@@ -207,7 +214,7 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 			return -EINVAL;
 		p = skip_sep(p, end);
 	}
-	if (fmt == KSYM_FMT_KALLSYMS || fmt == KSYM_FMT_SYSTEM_MAP) {
+	if (!type && (fmt == KSYM_FMT_KALLSYMS || fmt == KSYM_FMT_SYSTEM_MAP)) {
 		/* the type is a single letter (or '?'), then a separator */
 		if (p + 1 >= end || !is_sep(p[1]) || (unsigned char)p[0] <= ' ')
 			return -EINVAL;
@@ -276,6 +283,13 @@ static int parse_lines(struct parser *ps, size_t avail, bool eof)
 		if (le > s && le[-1] == '\r')
 			le[-1] = ' ';
 		if (skip_sep(s, le) == le) {	/* blank line */
+			s = le + 1;
+			continue;
+		}
+		/* "%px %c ": a symbol text_only drops is recognised by its type alone */
+		if (ps->text_only && ps->fmt == KSYM_FMT_KALLSYMS && le - s > 19 && s[16] == ' ' &&
+		    s[18] == ' ' && !keep_type(s[17]) && hexval[(unsigned char)s[0]] >= 0) {
+			ps->st->skipped++;
 			s = le + 1;
 			continue;
 		}

@@ -55,6 +55,7 @@ static struct env {
 	const char *vmlinux;
 	const char *funcs;
 	const char *funcs_addrs;
+	enum ksym_funcs_from funcs_from;
 	const char *blacklist;
 	const char *cache_dir;
 	int rounds;
@@ -100,6 +101,7 @@ enum {
 	OPT_FALLBACK,
 	OPT_NO_FALLBACK,
 	OPT_KERNEL_MODEL,
+	OPT_SOURCE,
 };
 
 static const struct argp_option opts[] = {
@@ -126,6 +128,9 @@ static const struct argp_option opts[] = {
 					 "(available_filter_functions format)", 1 },
 	{ "funcs-addrs", OPT_FUNCS_ADDRS, "FILE", 0, "Traceable functions with addresses from "
 						     "FILE (available_filter_functions_addrs)", 1 },
+	{ "source", OPT_SOURCE, "kallsyms|tracefs", 0, "Traceable functions from /proc/kallsyms "
+		"checked in /proc/kcore, or from tracefs' lists (default: kallsyms where kcore "
+		"is readable)", 1 },
 	{ "blacklist", OPT_BLACKLIST, "FILE", 0, "kprobe blacklist from FILE", 1 },
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
@@ -239,6 +244,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FUNCS: env.funcs = arg; break;
 	case OPT_FUNCS_ADDRS: env.funcs_addrs = arg; break;
 	case OPT_BLACKLIST: env.blacklist = arg; break;
+	case OPT_SOURCE:
+		if (!strcmp(arg, "kallsyms"))
+			env.funcs_from = KSYM_FUNCS_KALLSYMS;
+		else if (!strcmp(arg, "tracefs"))
+			env.funcs_from = KSYM_FUNCS_TRACEFS;
+		else
+			argp_error(state, "--source: kallsyms or tracefs, not '%s'", arg);
+		break;
 	case OPT_NO_CACHE: env.no_cache = true; break;
 	case OPT_CACHE_DIR: env.cache_dir = arg; break;
 	case OPT_ROUNDS:
@@ -417,6 +430,7 @@ int main(int argc, char **argv)
 	dbo.vmlinux_path = env.vmlinux;
 	dbo.funcs_path = env.funcs;
 	dbo.funcs_addrs_path = env.funcs_addrs;
+	dbo.funcs_from = env.funcs_from;
 	dbo.blacklist_path = env.blacklist;
 	dbo.cache_dir = env.cache_dir;
 	dbo.no_cache = env.no_cache;

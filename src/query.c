@@ -30,19 +30,12 @@ static struct ksym_db *open_db(const struct query_opts *o, unsigned int need)
 	return db;
 }
 
-/* Traceable: ftrace lists the symbol itself or the spot past its ENDBR64. */
 static const char *traceable(struct ksym_db *db, const struct ksym *s)
 {
-	struct ksym f;
+	uint64_t loc;
+	int tr = ksym_db__ftrace_loc(db, s, &loc);
 
-	if (!ksym_db__traceability_known(db))
-		return NULL;
-	if (s->type != 't' && s->type != 'T' && s->type != 'w' && s->type != 'W')
-		return "false";
-	if (!ksym_table__addr(ksym_db__funcs(db), s->addr + 4, &f) &&
-	    (f.addr == s->addr || f.addr == s->addr + 4))
-		return "true";
-	return "false";
+	return tr < 0 ? NULL : tr ? "true" : "false";
 }
 
 int query__sym(const char *const *names, size_t cnt, const struct query_opts *o)

@@ -334,6 +334,46 @@ static void test_match(void **state)
 	ksym_table__free(t);
 }
 
+/* ftrace call sites as the kernel text holds them (bytes seen in the 6.12 guest). */
+static void test_ftrace_site(void **state)
+{
+	static const unsigned char nop_at0[16] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0xba };
+	static const unsigned char endbr_nop[16] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44,
+						     0x00, 0x00, 0x55 };
+	/* sealed ENDBR64 (osp nopl), then traced: call rel32 = 0x100 */
+	static const unsigned char sealed_call[16] = { 0x66, 0x0f, 0x1f, 0x00, 0xe8, 0x00, 0x01,
+						       0x00, 0x00 };
+	/* traced at the entry, a call backwards: rel32 = -0x20 */
+	static const unsigned char call_at0[16] = { 0xe8, 0xe0, 0xff, 0xff, 0xff, 0x90 };
+	/* int3 over the NOP's first byte while it is being patched */
+	static const unsigned char int3_nop[16] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xcc, 0x1f, 0x44,
+						    0x00, 0x00 };
+	/* notrace: push %rbx; mov %rdi,%rbx; call (a call, but at +3, not a site) */
+	static const unsigned char notrace[16] = { 0x53, 0x48, 0x89, 0xfb, 0xe9, 0x00, 0x00,
+						   0x00, 0x00 };
+	static const unsigned char ret_pad[16] = { 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0x66, 0x66 };
+	uint64_t call;
+
+	(void)state;
+	assert_int_equal(ksym__ftrace_site(nop_at0, 16, 0x1000, &call), 0);
+	assert_int_equal(call, 0);
+	assert_int_equal(ksym__ftrace_site(endbr_nop, 16, 0x1000, &call), 4);
+	assert_int_equal(call, 0);
+	assert_int_equal(ksym__ftrace_site(sealed_call, 16, 0x1000, &call), 4);
+	assert_int_equal(call, 0x1000 + 4 + 5 + 0x100);
+	assert_int_equal(ksym__ftrace_site(call_at0, 16, 0x1000, &call), 0);
+	assert_int_equal(call, 0x1000 + 5 - 0x20);
+	assert_int_equal(ksym__ftrace_site(int3_nop, 16, 0x1000, &call), 4);
+	assert_int_equal(call, 0);
+	assert_int_equal(ksym__ftrace_site(notrace, 16, 0x1000, &call), -1);
+	/* int3 then no NOP's tail: maybe a call being patched in, so the target is
+	 * handed to the caller's trampoline check */
+	assert_int_equal(ksym__ftrace_site(ret_pad, 16, 0x1000, &call), 4);
+	assert_int_not_equal(call, 0);
+	/* too short to hold a site past ENDBR64 */
+	assert_int_equal(ksym__ftrace_site(endbr_nop, 8, 0x1000, &call), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_join),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_ftrace_site),
 	};
 
 	return cmocka_run_group_tests_name("ksym", tests, NULL, NULL);

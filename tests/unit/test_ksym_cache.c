@@ -237,7 +237,7 @@ static void test_elf_vs_nm(void **state)
 {
 	char self[256];
 	struct ksym_table *t;
-	struct ksym s[8];
+	struct ksym s[64];
 	char cmd[512], line[600], name[512], type;
 	unsigned long addr;
 	size_t checked = 0;
@@ -260,8 +260,8 @@ static void test_elf_vs_nm(void **state)
 			continue;
 		if (type != 'T' && type != 't')
 			continue;
-		n = ksym_table__find(t, name, NULL, s, 8);
-		for (i = 0; i < n && i < 8; i++)
+		n = ksym_table__find(t, name, NULL, s, 64);
+		for (i = 0; i < n && i < 64; i++)
 			hit |= s[i].addr == addr && (s[i].type == 'T' || s[i].type == 't');
 		if (!hit)
 			fail_msg("%s at %lx: not found by the ELF loader", name, addr);

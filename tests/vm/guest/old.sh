@@ -1,8 +1,8 @@
 # Linux without CONFIG_FPROBE (Debian 6.1): resolution works, attach fails clearly.
 want=$(count_traceable vfs_)
 ge "$want" 10 "the guest lists vfs_* functions ($want)"
-$K -l -p 'vfs_*' -o json > $O/list.json
-is "$(json_int matched $O/list.json)" "$want" "--list resolves every vfs_* via kallsyms"
+$K -l -p 'vfs_*' -o json --source tracefs > $O/list.json
+is "$(json_int matched $O/list.json)" "$want" "--list resolves every vfs_* by the names-kallsyms join"
 check "names the source" grep -q '"source":"available_filter_functions+kallsyms"' $O/list.json
 $K -p 'vfs_*' --no-fallback > $O/old.out 2> $O/old.err
 rc=$?

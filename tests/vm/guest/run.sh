@@ -4,6 +4,7 @@ cd /host/tests || exit 1
 . ./lib.sh
 echo "# guest $(uname -r)"
 . ./lookup.sh
+. ./sources.sh
 case $series in
 6.1) . ./old.sh ;;
 *) . ./multi.sh; . ./attach.sh ;;

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Kernel text through /proc/kcore: whether a function has an ftrace call site.
+ *
+ * tracefs' function lists cost the kernel an address-to-name lookup per line;
+ * /proc/kallsyms is a sequential walk and reads in about 0.7 of the time. What
+ * kallsyms lacks is traceability, and that is written in the text itself: the
+ * compiler put "call __fentry__" at the entry of every traceable function and
+ * ftrace turned each into a 5-byte NOP (or a call to its trampoline while
+ * something traces it). Reading 16 bytes per candidate answers the question.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ksym.h"
+
+#define KCORE_WIN 4096
+#define KCORE_MAX_SEGS 64
+
+struct kcore_seg {
+	uint64_t vaddr, len, off;
+};
+
+struct ksym_kcore {
+	int fd;
+	size_t seg_cnt;
+	struct kcore_seg seg[KCORE_MAX_SEGS];
+	/* the last window read: candidates come in address order, many per page */
+	uint64_t win_addr;
+	size_t win_len;
+	unsigned char win[KCORE_WIN + 64];
+};
+
+struct ksym_kcore *ksym_kcore__open(const char *path)
+{
+	struct ksym_kcore *kc;
+	Elf64_Phdr ph[KCORE_MAX_SEGS];
+	Elf64_Ehdr eh;
+	size_t i, n;
+	int err;
+
+	kc = calloc(1, sizeof(*kc));
+	if (!kc)
+		return NULL;
+	kc->fd = open(path ? path : "/proc/kcore", O_RDONLY | O_CLOEXEC);
+	if (kc->fd < 0)
+		goto err;
+	if (pread(kc->fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr)) {
+		errno = ENOEXEC;
+		goto err;
+	}
+	n = eh.e_phnum < KCORE_MAX_SEGS ? eh.e_phnum : KCORE_MAX_SEGS;
+	if (pread(kc->fd, ph, n * sizeof(ph[0]), eh.e_phoff) != (ssize_t)(n * sizeof(ph[0]))) {
+		errno = ENOEXEC;
+		goto err;
+	}
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_memsz)
+			kc->seg[kc->seg_cnt++] = (struct kcore_seg){ ph[i].p_vaddr, ph[i].p_memsz,
+								     ph[i].p_offset };
+	if (!kc->seg_cnt) {
+		errno = ENOEXEC;
+		goto err;
+	}
+	return kc;
+err:
+	err = errno;
+	if (kc->fd >= 0)
+		close(kc->fd);
+	free(kc);
+	errno = err;
+	return NULL;
+}
+
+void ksym_kcore__close(struct ksym_kcore *kc)
+{
+	if (!kc)
+		return;
+	close(kc->fd);
+	free(kc);
+}
+
+int ksym_kcore__read(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len)
+{
+	const struct kcore_seg *s = NULL;
+	uint64_t base, end;
+	ssize_t n;
+	size_t i;
+
+	if (len > sizeof(kc->win) - KCORE_WIN)
+		return -EINVAL;
+	if (kc->win_len && addr >= kc->win_addr && addr + len <= kc->win_addr + kc->win_len) {
+		memcpy(buf, kc->win + (addr - kc->win_addr), len);
+		return 0;
+	}
+	for (i = 0; i < kc->seg_cnt; i++)
+		if (addr >= kc->seg[i].vaddr && addr - kc->seg[i].vaddr + len <= kc->seg[i].len) {
+			s = &kc->seg[i];
+			break;
+		}
+	if (!s)
+		return -EFAULT;
+	/* the aligned page holding addr and a little more, clipped to the segment */
+	base = addr & ~(uint64_t)(KCORE_WIN - 1);
+	if (base < s->vaddr)
+		base = s->vaddr;
+	end = base + sizeof(kc->win);
+	if (end > s->vaddr + s->len)
+		end = s->vaddr + s->len;
+	kc->win_len = 0;
+	n = pread(kc->fd, kc->win, end - base, s->off + (base - s->vaddr));
+	if (n < 0)
+		return -errno;
+	if ((uint64_t)n < addr - base + len)
+		return -EIO;
+	kc->win_addr = base;
+	kc->win_len = n;
+	memcpy(buf, kc->win + (addr - base), len);
+	return 0;
+}
+
+/*
+ * x86-64. At the entry, or past a 4-byte ENDBR64 (however IBT sealing rewrote
+ * it), the NOP ftrace writes over "call __fentry__". A jump label compiled to
+ * the same NOP at a function's start is the one look-alike: the kernel still
+ * refuses it, and the attach engine leaves such a target out.
+ */
+static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call)
+{
+	int off;
+
+	*call = 0;
+	for (off = 0; off <= 4; off += 4) {
+		const unsigned char *p = text + off;
+		int32_t rel;
+
+		if ((size_t)off + 5 > len)
+			break;
+		if (!memcmp(p, nop5, 5))
+			return off;
+		/* traced now: a call, or int3 over its first byte while being patched */
+		if (p[0] == 0xe8 || (p[0] == 0xcc && memcmp(p + 1, nop5 + 1, 4))) {
+			memcpy(&rel, p + 1, 4);
+			*call = addr + off + 5 + (int64_t)rel;
+			return off;
+		}
+		if (p[0] == 0xcc)
+			return off;	/* int3 over the NOP's first byte */
+	}
+	return -1;
+}
