@@ -36,7 +36,7 @@ void ksym_index_free(struct ksym_index *ix)
 }
 
 /* Twice the slots; chains survive as they are (they live in dup_next). */
-static int grow_slots(struct ksym_index *ix)
+static int grow_slots(struct ksym_index *ix, const struct ksym_table *t)
 {
 	uint32_t nslots = (ix->mask + 1) * 2, s, n, m = nslots - 1;
 	struct ksym_slot *slots = calloc(nslots, sizeof(*slots));
@@ -44,9 +44,9 @@ static int grow_slots(struct ksym_index *ix)
 	if (!slots)
 		return -ENOMEM;
 	for (s = 0; s <= ix->mask; s++) {
-		if (!ix->slots[s].idx)
+		if (!ix->slots[s].ref)
 			continue;
-		for (n = ix->slots[s].hash & m; slots[n].idx; n = (n + 1) & m)
+		for (n = ksym_hash(t->buf + ix->slots[s].name) & m; slots[n].ref; n = (n + 1) & m)
 			;
 		slots[n] = ix->slots[s];
 	}
@@ -59,11 +59,13 @@ static int grow_slots(struct ksym_index *ix)
 int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i)
 {
 	const char *name = t->buf + t->ents[i].name;
-	uint32_t h = ksym_hash(name), s;
+	uint32_t h = ksym_hash(name), s, r, tag = h & KSYM_IX_TAG;
 	int err;
 
+	if (i >= KSYM_IX_MAX)
+		return -E2BIG;
 	if ((ix->used + 1) * 4 > (ix->mask + 1) * 3) {
-		err = grow_slots(ix);
+		err = grow_slots(ix, t);
 		if (err)
 			return err;
 	}
@@ -77,17 +79,17 @@ int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i
 		ix->dup_cap = ncap;
 	}
 	ix->dup_next[i] = 0;
-	for (s = h & ix->mask; ix->slots[s].idx; s = (s + 1) & ix->mask) {
-		if (ix->slots[s].hash == h &&
-		    !strcmp(t->buf + t->ents[ix->slots[s].idx - 1].name, name)) {
+	for (s = h & ix->mask; (r = ix->slots[s].ref); s = (s + 1) & ix->mask) {
+		if ((r & KSYM_IX_TAG) == tag && !strcmp(t->buf + ix->slots[s].name, name)) {
 			/* the new entry heads the chain: no tail to keep */
-			ix->dup_next[i] = ix->slots[s].idx;
-			ix->slots[s].idx = i + 1;
+			ix->dup_next[i] = r & (KSYM_IX_IDX | KSYM_IX_MORE);
+			ix->slots[s].ref = tag | KSYM_IX_MORE | (i + 1);
+			ix->slots[s].name = t->ents[i].name;
 			return 0;
 		}
 	}
-	ix->slots[s].hash = h;
-	ix->slots[s].idx = i + 1;
+	ix->slots[s].ref = tag | (i + 1);
+	ix->slots[s].name = t->ents[i].name;
 	ix->used++;
 	return 0;
 }
@@ -292,22 +294,19 @@ static void add_match(const struct ksym_table *t, uint32_t i, uint32_t *best, si
 
 #define FIND_MAX 64
 
-int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
-		     struct ksym *out, size_t max)
+/* find, module already split off; h is name's hash where there is an index */
+static int find_hashed(const struct ksym_table *t, const char *name, uint32_t h,
+		       const char *module, struct ksym *out, size_t max)
 {
-	uint32_t best[FIND_MAX], i1;
-	char modbuf[64];
+	uint32_t best[FIND_MAX], i1, v;
 	size_t n = 0, i, keep = max < FIND_MAX ? max : FIND_MAX;
 
-	if (!module) {
-		name = split_module(name, modbuf, sizeof(modbuf), &module);
-		if (!name)
-			return -ENAMETOOLONG;
-	}
 	if (t->ix.slots) {
-		for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->ix.dup_next[i1 - 1])
+		for (v = ksym_index_first(t, name, h); v; v = ksym_index_next(t, v)) {
+			i1 = v & KSYM_IX_IDX;
 			if (mod_ok(t, &t->ents[i1 - 1], module))
 				add_match(t, i1 - 1, best, keep, &n);
+		}
 	} else {
 		/* no index: one scan, first byte checked before the call */
 		for (i = 0; i < t->cnt; i++) {
@@ -321,6 +320,66 @@ int ksym_table__find(const struct ksym_table *t, const char *name, const char *m
 	for (i = 0; i < n && i < keep; i++)
 		fill(t, &t->ents[best[i]], &out[i]);
 	return n;
+}
+
+int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
+		     struct ksym *out, size_t max)
+{
+	char modbuf[64];
+
+	if (!module) {
+		name = split_module(name, modbuf, sizeof(modbuf), &module);
+		if (!name)
+			return -ENAMETOOLONG;
+	}
+	return find_hashed(t, name, t->ix.slots ? ksym_hash(name) : 0, module, out, max);
+}
+
+/*
+ * A hit is a slot, then its name and entry: misses that depend on each other.
+ * Across names they do not, so a group's slots are fetched together, then its
+ * names and entries, and only then is each name looked up for real.
+ */
+#define FIND_GROUP 16
+
+int ksym_table__find_many(const struct ksym_table *t, const char *const *names, size_t n,
+			  struct ksym *out)
+{
+	const struct ksym_slot *slots = t->ix.slots;
+	uint32_t h[FIND_GROUP], m = t->ix.mask, r;
+	size_t base, j, k, found = 0;
+
+	for (base = 0; base < n; base += FIND_GROUP) {
+		k = n - base < FIND_GROUP ? n - base : FIND_GROUP;
+		for (j = 0; slots && j < k; j++) {
+			h[j] = ksym_hash(names[base + j]);
+			__builtin_prefetch(&slots[h[j] & m]);
+		}
+		for (j = 0; slots && j < k; j++) {
+			const struct ksym_slot *sl = &slots[h[j] & m];
+
+			r = sl->ref;
+			if (r && (r & KSYM_IX_TAG) == (h[j] & KSYM_IX_TAG)) {
+				__builtin_prefetch(t->buf + sl->name);
+				__builtin_prefetch(&t->ents[(r & KSYM_IX_IDX) - 1]);
+			}
+		}
+		for (j = 0; j < k; j++) {
+			const char *name = names[base + j];
+			int got;
+
+			/* "mod:name" hashes differently: the plain path splits it */
+			if (!slots || strchr(name, ':'))
+				got = ksym_table__find(t, name, NULL, &out[base + j], 1);
+			else
+				got = find_hashed(t, name, h[j], NULL, &out[base + j], 1);
+			if (got > 0)
+				found++;
+			else
+				memset(&out[base + j], 0, sizeof(out[0]));
+		}
+	}
+	return found;
 }
 
 int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out)
@@ -424,10 +483,11 @@ static void rank_of(const struct ksym_table *t, uint32_t i, uint32_t *rank, uint
 {
 	const struct ksym_ent *e = &t->ents[i];
 	const char *name = ksym_ent_name(t, e);
-	uint32_t i1;
+	uint32_t i1, v;
 
 	*rank = *cnt = 0;
-	for (i1 = ksym_index_first(t, name, ksym_hash(name)); i1; i1 = t->ix.dup_next[i1 - 1]) {
+	for (v = ksym_index_first(t, name, ksym_hash(name)); v; v = ksym_index_next(t, v)) {
+		i1 = v & KSYM_IX_IDX;
 		if (t->ents[i1 - 1].mod != e->mod)
 			continue;
 		*rank += i1 - 1 < i;
@@ -454,19 +514,19 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 		struct ksym_ent *f = &funcs->ents[i];
 		const char *name = ksym_ent_name(funcs, f);
 		const char *mod = ksym_ent_mod(funcs, f);
-		uint32_t cand[FIND_MAX], i1, rank, cnt;
+		uint32_t cand[FIND_MAX], v, rank, cnt;
 		size_t k = 0;
 
 		if (!(f->flags & KSYM_F_UNRESOLVED))
 			continue;
 		rank_of(funcs, i, &rank, &cnt);
 		/* the same-named text symbols of the module, lowest addresses first */
-		for (i1 = ksym_index_first(kallsyms, name, ksym_hash(name)); i1;
-		     i1 = kallsyms->ix.dup_next[i1 - 1]) {
-			const struct ksym_ent *e = &kallsyms->ents[i1 - 1];
+		for (v = ksym_index_first(kallsyms, name, ksym_hash(name)); v;
+		     v = ksym_index_next(kallsyms, v)) {
+			const struct ksym_ent *e = &kallsyms->ents[(v & KSYM_IX_IDX) - 1];
 
 			if (is_text(e->type) && same_mod(mod, ksym_ent_mod(kallsyms, e)))
-				add_match(kallsyms, i1 - 1, cand, FIND_MAX, &k);
+				add_match(kallsyms, (v & KSYM_IX_IDX) - 1, cand, FIND_MAX, &k);
 		}
 		if (rank < k && rank < FIND_MAX) {
 			const struct ksym_ent *e = &kallsyms->ents[cand[rank]];

@@ -109,6 +109,15 @@ void ksym_table__batch_end(struct ksym_table *t);
 int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
 		     struct ksym *out, size_t max);
 
+/*
+ * ksym_table__find(names[i], NULL, &out[i], 1) for every i, with the memory
+ * accesses of neighbouring lookups overlapped: for resolving lists of names,
+ * inside a batch. out[i].name is NULL where names[i] was not found. Returns the
+ * number found.
+ */
+int ksym_table__find_many(const struct ksym_table *t, const char *const *names, size_t n,
+			  struct ksym *out);
+
 /* The symbol containing addr (greatest addr' <= addr); -ENOENT below the first. */
 int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out);
 

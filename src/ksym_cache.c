@@ -17,7 +17,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 7	/* 7: fmix64 in the checksum's final mixing */
+#define CACHE_VERSION 8	/* 8: name offsets and hash tags in the slots, 8 sum lanes */
 
 struct cache_hdr {
 	char magic[8];
@@ -52,12 +52,13 @@ static uint64_t sum64(const void *p, size_t len)
 {
 	const uint64_t K1 = 0x9e3779b97f4a7c15ull;
 	const unsigned char *b = p;
-	uint64_t a[4] = { 0 }, c[4] = { 0 }, w, h;
+	uint64_t a[8] = { 0 }, c[8] = { 0 }, w, h;
 	size_t i = 0;
 	int j;
 
-	for (; i + 32 <= len; i += 32) {
-		for (j = 0; j < 4; j++) {
+	/* eight lanes: four left the loop compute-bound, at half memory speed */
+	for (; i + 64 <= len; i += 64) {
+		for (j = 0; j < 8; j++) {
 			memcpy(&w, b + i + 8 * j, 8);
 			a[j] += w;
 			c[j] += a[j];
@@ -71,7 +72,7 @@ static uint64_t sum64(const void *p, size_t len)
 	 * both sums differing only in their top bits, where multiply-and-xor
 	 * mixing let the two differences cancel.
 	 */
-	for (j = 0; j < 4; j++) {
+	for (j = 0; j < 8; j++) {
 		h = fmix64(h ^ a[j]);
 		h = fmix64(h ^ c[j]);
 	}
@@ -163,10 +164,44 @@ static struct ksym_table *bad(void *map, size_t len, int err)
 	return NULL;
 }
 
+/*
+ * Every offset inside its array, every chain going backwards: a file that
+ * passed the checksum can still have been written by someone else. One
+ * branch-free pass per array, as these run at memory speed.
+ */
+static bool valid(const struct ksym_table *t, uint64_t nslots)
+{
+	const struct ksym_slot *sl = t->ix.slots;
+	const uint32_t *dup = t->ix.dup_next;
+	uint32_t len = t->len, cnt = t->cnt, mods = t->mod_cnt;
+	unsigned int bad = 0;
+	size_t i;
+
+	if (t->buf[t->len - 1])
+		return false;	/* the strings end in a NUL */
+	for (i = 0; i < t->mod_cnt; i++)
+		bad |= t->mods[i] >= len;
+	for (i = 0; i < cnt; i++)
+		bad |= (t->ents[i].name >= len) | (t->ents[i].mod > mods);
+	for (i = 0; i < cnt; i++) {
+		uint32_t d = dup[i], di = d & KSYM_IX_IDX;
+
+		bad |= ((d & ~(KSYM_IX_IDX | KSYM_IX_MORE)) != 0) | (di > i) | (d && !di);
+	}
+	for (i = 0; t->by_addr && i < cnt; i++)
+		bad |= t->by_addr[i] >= cnt;
+	for (i = 0; i < nslots; i++) {
+		uint32_t r = sl[i].ref, ri = r & KSYM_IX_IDX;
+
+		bad |= (ri > cnt) | (sl[i].name >= len) | (r && !ri);
+	}
+	return !bad;
+}
+
 struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 				    const struct ksym_cache_key *key)
 {
-	size_t ents_len, mods_len, slots_len, dups_len, order_len, need, i;
+	size_t ents_len, mods_len, slots_len, dups_len, order_len, need;
 	const struct cache_hdr *h;
 	struct ksym_table *t;
 	char path[512];
@@ -235,21 +270,8 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	t->fmt = h->fmt;
 	t->map = map;
 	t->map_len = st.st_size;
-	/* every offset stays inside the strings, and the strings end in a NUL */
-	if (t->buf[t->len - 1])
+	if (!valid(t, h->nslots))
 		goto corrupt;
-	for (i = 0; i < t->mod_cnt; i++)
-		if (t->mods[i] >= t->len)
-			goto corrupt;
-	/* chains only go backwards, so no corruption can make a lookup loop */
-	for (i = 0; i < t->cnt; i++)
-		if (t->ents[i].name >= t->len || t->ents[i].mod > t->mod_cnt ||
-		    t->ix.dup_next[i] > i ||
-		    (t->by_addr && t->by_addr[i] >= t->cnt))
-			goto corrupt;
-	for (i = 0; i < h->nslots; i++)
-		if (t->ix.slots[i].idx > t->cnt)
-			goto corrupt;
 	return t;
 corrupt:
 	ksym_table__free(t);

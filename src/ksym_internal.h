@@ -22,21 +22,32 @@ struct ksym_ent {
 	uint8_t flags;
 };
 
+/*
+ * A slot holds the name's offset beside its entry, so a hit loads the string and
+ * the entry side by side instead of one after the other; and seven more hash
+ * bits, so a probe rarely compares a string that is not the one.
+ */
 struct ksym_slot {
-	uint32_t hash;
-	uint32_t idx;		/* entry index + 1 of the name's latest entry; 0 = empty */
+	uint32_t ref;		/* KSYM_IX_*: entry index + 1, chain bit, hash tag; 0 = empty */
+	uint32_t name;		/* offset of the name in buf */
 };
+
+#define KSYM_IX_IDX	0x00ffffffu	/* entry index + 1 */
+#define KSYM_IX_MORE	0x01000000u	/* dup_next of that entry continues the chain */
+#define KSYM_IX_TAG	0xfe000000u	/* the hash's top seven bits */
+#define KSYM_IX_MAX	KSYM_IX_IDX	/* entries an index can hold */
 
 /*
  * Exact-name index: one slot per distinct name, holding its latest entry; the
- * others are chained by dup_next, each to an earlier one. Kernel tables hold
- * hundreds of "__func__.0": as slots of their own they would form probe runs
- * that every lookup nearby has to walk. Chains only go backwards, so even a
- * corrupt one ends. Callers order what they find by address.
+ * others are chained by dup_next (same KSYM_IX_IDX | KSYM_IX_MORE encoding),
+ * each to an earlier one, so a name without duplicates never touches dup_next.
+ * Kernel tables hold hundreds of "__func__.0": as slots of their own they would
+ * form probe runs that every lookup nearby has to walk. Chains only go
+ * backwards, so even a corrupt one ends. Callers order what they find by address.
  */
 struct ksym_index {
 	struct ksym_slot *slots;
-	uint32_t *dup_next;	/* entry -> index + 1 of an earlier same-named; 0: none */
+	uint32_t *dup_next;	/* entry -> the chain's next (KSYM_IX_IDX | KSYM_IX_MORE) */
 	uint32_t mask;
 	size_t used;		/* slots in use */
 	size_t dup_cap;
@@ -99,16 +110,30 @@ static inline uint32_t ksym_hash(const char *s)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Index + 1 of an entry called name (hash h), the head of its chain; 0: none. */
+/*
+ * The chain of entries called name (hash h): its head, a KSYM_IX_IDX |
+ * KSYM_IX_MORE value (entry index + 1 in KSYM_IX_IDX); 0: none.
+ */
 static inline uint32_t ksym_index_first(const struct ksym_table *t, const char *name, uint32_t h)
 {
 	const struct ksym_slot *slots = t->ix.slots;
-	uint32_t s, m = t->ix.mask;
+	uint32_t s, m = t->ix.mask, tag = h & KSYM_IX_TAG, r;
 
-	for (s = h & m; slots[s].idx; s = (s + 1) & m)
-		if (slots[s].hash == h && !strcmp(t->buf + t->ents[slots[s].idx - 1].name, name))
-			return slots[s].idx;
+	for (s = h & m; (r = slots[s].ref); s = (s + 1) & m) {
+		if ((r & KSYM_IX_TAG) != tag)
+			continue;
+		/* the entry is what a hit needs next: fetch it while comparing */
+		__builtin_prefetch(&t->ents[(r & KSYM_IX_IDX) - 1]);
+		if (!strcmp(t->buf + slots[s].name, name))
+			return r & (KSYM_IX_IDX | KSYM_IX_MORE);
+	}
 	return 0;
+}
+
+/* The chain's next after v, or 0. */
+static inline uint32_t ksym_index_next(const struct ksym_table *t, uint32_t v)
+{
+	return v & KSYM_IX_MORE ? t->ix.dup_next[(v & KSYM_IX_IDX) - 1] : 0;
 }
 
 /* Index building, also while parsing: init for about n entries, add in order. */
