@@ -82,7 +82,7 @@ static const char *const phase_names[KATTACH_PH_CNT] = {
 	[KATTACH_PH_READ] = "read",	[KATTACH_PH_PARSE] = "parse",
 	[KATTACH_PH_INDEX] = "index",	[KATTACH_PH_MATCH] = "match",
 	[KATTACH_PH_LOAD] = "load",	[KATTACH_PH_ATTACH] = "attach",
-	[KATTACH_PH_DETACH] = "detach",
+	[KATTACH_PH_CACHE] = "cache",	[KATTACH_PH_DETACH] = "detach",
 };
 
 const char *kattach__phase_name(enum kattach_phase ph)
@@ -162,7 +162,8 @@ static int load_funcs(struct kattach *a)
 	if (!a->db)
 		return fail(a, ENOMEM, "out of memory");
 	err = ksym_db__load(a->db);
-	for (ph = 0; ph < KSYM_PH_CNT; ph++)
+	/* read, parse, index: the same phases here */
+	for (ph = 0; ph <= KSYM_PH_INDEX; ph++)
 		a->phase_ns[ph] += ksym_db__phase_ns(a->db, ph);
 	if (err)
 		return fail(a, err, "%s", ksym_db__errmsg(a->db));
@@ -593,7 +594,7 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 /* The kernel's link limit is 1 << 20 targets (MAX_KPROBE_MULTI_CNT). */
 #define MULTI_MAX (1u << 20)
 
-int kattach__attach(struct kattach *a)
+static int attach_all(struct kattach *a)
 {
 	struct bpf_program *prog;
 	size_t i, step, units;
@@ -673,6 +674,18 @@ int kattach__attach(struct kattach *a)
 	a->attached = a->target_cnt - a->excluded;
 	confirm(a);
 	return 0;
+}
+
+int kattach__attach(struct kattach *a)
+{
+	int err = attach_all(a);
+
+	/* the symbol cache for the next run, now that the stall is over */
+	if (!err && a->db) {
+		ksym_db__flush(a->db);
+		a->phase_ns[KATTACH_PH_CACHE] += ksym_db__phase_ns(a->db, KSYM_PH_STORE);
+	}
+	return err;
 }
 
 /*

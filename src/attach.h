@@ -56,6 +56,7 @@ enum kattach_phase {
 	KATTACH_PH_MATCH,	/* patterns against the traceable functions */
 	KATTACH_PH_LOAD,	/* BPF object open + load */
 	KATTACH_PH_ATTACH,
+	KATTACH_PH_CACHE,	/* writing the symbol cache, once attached */
 	KATTACH_PH_DETACH,
 	KATTACH_PH_CNT,
 };

@@ -213,6 +213,7 @@ enum ksym_phase {
 	KSYM_PH_READ,		/* reading files (or the cache) */
 	KSYM_PH_PARSE,
 	KSYM_PH_INDEX,		/* name index, funcs/kallsyms join, cache check */
+	KSYM_PH_STORE,		/* writing the cache (ksym_db__flush) */
 	KSYM_PH_CNT,
 };
 
@@ -252,6 +253,11 @@ struct ksym_db_opts {
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
 /* Loads what opts->need asks for; on error ksym_db__errmsg() says why. */
 int ksym_db__load(struct ksym_db *db);
+/*
+ * Writes the caches the load built. Deferred so that a tracer can attach first:
+ * call it once the time-critical part is done; ksym_db__free() calls it too.
+ */
+void ksym_db__flush(struct ksym_db *db);
 void ksym_db__free(struct ksym_db *db);
 
 struct ksym_table *ksym_db__funcs(const struct ksym_db *db);

@@ -9,6 +9,7 @@
  * cached in /run, so a second run on the same boot reads no kernel file at all.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +28,22 @@ struct ksym_db {
 	bool traceability_known;
 	/* kallsyms+kcore: funcs are candidates, checked in the text on demand */
 	struct ksym_kcore *kcore;
+	bool probe;			/* funcs are candidates, not all traceable */
 	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
+	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
 	bool init_known;
 	unsigned int cached;		/* KSYM_DB_* served from the cache */
 	const char *funcs_source;
 	char tracefs[64];
 	uint64_t phase_ns[KSYM_PH_CNT];
+	/* caches built by the load, written by ksym_db__flush() */
+	struct {
+		const char *name;
+		const struct ksym_table *t;
+		struct ksym_cache_key key;
+		bool checked;	/* candidates: store those kcore confirms */
+	} pending[2];
+	int pending_cnt;
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
 	struct ksym_cache_key key;
 	int key_err;			/* 1: not read yet */
@@ -81,6 +92,7 @@ void ksym_db__free(struct ksym_db *db)
 {
 	if (!db)
 		return;
+	ksym_db__flush(db);
 	if (!db->funcs_is_kallsyms)
 		ksym_table__free(db->funcs);
 	ksym_table__free(db->kallsyms);
@@ -116,29 +128,50 @@ static bool is_text(char type)
 
 /*
  * A call at a site is ftrace's (its callers, or a trampoline it made), a BPF
- * trampoline's, or no site at all: a notrace function starting with a call.
+ * trampoline's, or no site at all: a notrace function starting with a call to
+ * a function. A target outside vmlinux where no symbol of the table starts
+ * was made after the table was read (a tracer attached since): taken as a
+ * trampoline, and the kernel has the last word.
  */
 static bool is_trampoline(const struct ksym_db *db, uint64_t addr)
 {
 	struct ksym s;
 
 	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr)
-		return false;
+		return addr < db->text_lo || addr >= db->text_hi;
 	if (s.module)
 		return !strcmp(s.module, "__builtin__ftrace") ||
 		       (!strcmp(s.module, "bpf") && !strncmp(s.name, "bpf_trampoline_", 15));
 	return !strcmp(s.name, "ftrace_caller") || !strcmp(s.name, "ftrace_regs_caller");
 }
 
+/* The vmlinux text and init text bounds: one pass, names checked by their start. */
 static void find_init(struct ksym_db *db)
 {
-	struct ksym lo, hi;
+	static const char *const names[4] = { "_stext", "_etext", "_sinittext", "_einittext" };
+	const struct ksym_table *t = db->funcs;
+	uint64_t at[4] = { 0 };
+	size_t i;
+	int k;
 
 	db->init_known = true;
-	if (ksym_table__find(db->funcs, "_sinittext", "", &lo, 1) == 1 &&
-	    ksym_table__find(db->funcs, "_einittext", "", &hi, 1) == 1 && lo.addr < hi.addr) {
-		db->init_lo = lo.addr;
-		db->init_hi = hi.addr;
+	for (i = 0; i < t->cnt; i++) {
+		const struct ksym_ent *e = &t->ents[i];
+		const char *n = t->buf + e->name;
+
+		if (n[0] != '_' || (n[1] != 's' && n[1] != 'e') || e->mod)
+			continue;
+		for (k = 0; k < 4; k++)
+			if (!at[k] && !strcmp(n, names[k]))
+				at[k] = e->addr;
+	}
+	if (at[0] < at[1]) {
+		db->text_lo = at[0];
+		db->text_hi = at[1];
+	}
+	if (at[2] < at[3]) {
+		db->init_lo = at[2];
+		db->init_hi = at[3];
 	}
 }
 
@@ -151,7 +184,7 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 
 	if (!db->funcs || !db->traceability_known)
 		return -ENODATA;
-	if (!db->kcore) {
+	if (!db->probe) {
 		if (sym->flags & KSYM_F_TRACEABLE) {
 			*loc = sym->addr;
 			return 1;
@@ -264,16 +297,93 @@ static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const 
 	return NULL;
 }
 
+/* Remembered, not written: storing is no part of the caller's critical path. */
 static void cache_put(struct ksym_db *db, const char *name, const struct ksym_cache_key *key,
-		      const struct ksym_table *t)
+		      const struct ksym_table *t, bool checked)
 {
-	int err;
-
-	if (db->opts.no_cache || !key->boot_id[0])
+	if (db->opts.no_cache || !key->boot_id[0] ||
+	    db->pending_cnt == (int)(sizeof(db->pending) / sizeof(db->pending[0])))
 		return;
-	err = ksym_cache__store(db->opts.cache_dir, name, key, t);
-	if (err && db->opts.verbose)
-		warn(db, "cannot write cache %s/%s: %s", db->opts.cache_dir, name, strerror(-err));
+	db->pending[db->pending_cnt].name = name;
+	db->pending[db->pending_cnt].t = t;
+	db->pending[db->pending_cnt].key = *key;
+	db->pending[db->pending_cnt].checked = checked;
+	db->pending_cnt++;
+}
+
+/*
+ * The candidates kcore confirms, at their ftrace locations, as a table like
+ * tracefs' _addrs list: a later run needs neither kallsyms nor kcore.
+ */
+static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
+			 struct ksym_table **out)
+{
+	size_t i, n = ksym_table__cnt(cand), cap = n * 48 + 1, len = 0;
+	char *buf = malloc(cap);
+	struct ksym s;
+	uint64_t loc;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		ksym_table__at(cand, i, &s);
+		err = ksym_db__ftrace_loc(db, &s, &loc);
+		if (err <= 0)
+			continue;
+		err = 0;
+		if (cap - len < strlen(s.name) + (s.module ? strlen(s.module) : 0) + 24) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		len += sprintf(buf + len, "%" PRIx64 " %s%s%s%s\n", loc, s.name,
+			       s.module ? " [" : "", s.module ? s.module : "", s.module ? "]" : "");
+	}
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = ksym_table__parse(KSYM_FMT_FUNCS_ADDRS, buf, len, NULL);
+	return *out ? 0 : -errno;
+}
+
+void ksym_db__flush(struct ksym_db *db)
+{
+	struct ksym_cache_key now;
+	uint64_t t0 = now_ns();
+	int i, err;
+
+	/* modules loaded or unloaded since: what was read may no longer hold */
+	if (db->pending_cnt && (ksym_cache__live_key(&now, "") ||
+				now.modules_hash != db->pending[0].key.modules_hash)) {
+		if (db->opts.verbose)
+			warn(db, "modules changed while running: symbol cache not written");
+		db->pending_cnt = 0;
+	}
+	for (i = 0; i < db->pending_cnt; i++) {
+		struct ksym_table *c = NULL;
+
+		if (db->pending[i].checked) {
+			err = checked_table(db, db->pending[i].t, &c);
+			if (err)
+				continue;
+		}
+		err = ksym_cache__store(db->opts.cache_dir, db->pending[i].name, &db->pending[i].key,
+					c ? c : db->pending[i].t);
+		ksym_table__free(c);
+		if (err && db->opts.verbose)
+			warn(db, "cannot write cache %s/%s: %s", db->opts.cache_dir,
+			     db->pending[i].name, strerror(-err));
+	}
+	if (db->pending_cnt)
+		db->phase_ns[KSYM_PH_STORE] += now_ns() - t0;
+	db->pending_cnt = 0;
 }
 
 static bool live_kallsyms(const struct ksym_db *db)
@@ -320,7 +430,7 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 	if (err)
 		return err;
 	if (!text_only)
-		cache_put(db, "kallsyms", &key, db->kallsyms);
+		cache_put(db, "kallsyms", &key, db->kallsyms, false);
 	return 0;
 }
 
@@ -396,9 +506,20 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 static int kallsyms_funcs(struct ksym_db *db)
 {
 	struct ksym_cache_key key = {};
-	uint64_t t0 = now_ns();
+	uint64_t t0;
 	int err;
 
+	/* a cache holds the checked functions only: no kcore needed then */
+	if (!(db->opts.need & KSYM_DB_KALLSYMS)) {
+		db->funcs = cache_get(db, "funcs", "kallsyms+kcore", &key);
+		if (db->funcs) {
+			db->cached |= KSYM_DB_FUNCS;
+			db->traceability_known = true;
+			db->funcs_source = "kallsyms+kcore";
+			return 0;
+		}
+	}
+	t0 = now_ns();
 	db->kcore = ksym_kcore__open(NULL);
 	db->phase_ns[KSYM_PH_READ] += now_ns() - t0;
 	if (!db->kcore) {
@@ -414,6 +535,7 @@ static int kallsyms_funcs(struct ksym_db *db)
 			    geteuid() ? " (run as root)" : " (kernel lockdown?)");
 	}
 	db->traceability_known = true;
+	db->probe = true;
 	db->funcs_source = "kallsyms+kcore";
 	if (db->opts.need & KSYM_DB_KALLSYMS) {
 		/* wanted whole anyway: one table serves both */
@@ -422,19 +544,12 @@ static int kallsyms_funcs(struct ksym_db *db)
 			return err;
 		db->funcs = db->kallsyms;
 		db->funcs_is_kallsyms = true;
-		if (db->cached & KSYM_DB_KALLSYMS)
-			db->cached |= KSYM_DB_FUNCS;
-		return 0;
-	}
-	db->funcs = cache_get(db, "funcs", db->funcs_source, &key);
-	if (db->funcs) {
-		db->cached |= KSYM_DB_FUNCS;
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
 	err = load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false, &db->funcs);
-	if (!err)
-		cache_put(db, "funcs", &key, db->funcs);
+	if (!err && key.boot_id[0])
+		cache_put(db, "funcs", &key, db->funcs, true);
 	return err;
 }
 
@@ -494,7 +609,7 @@ static int load_funcs(struct ksym_db *db)
 		return fallback_funcs(db, db->err);
 	}
 	if (!err && (addrs || live_kallsyms(db)))
-		cache_put(db, "funcs", &key, db->funcs);
+		cache_put(db, "funcs", &key, db->funcs, false);
 	return err;
 }
 

@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,9 +38,16 @@ struct ksym_kcore {
 
 struct ksym_kcore *ksym_kcore__open(const char *path)
 {
-	struct ksym_kcore *kc;
+	/* the header and the program headers after it in one read: the kernel
+	 * builds the whole ELF header (notes included) for each read of it */
+	union {
+		Elf64_Ehdr eh;
+		unsigned char b[sizeof(Elf64_Ehdr) + KCORE_MAX_SEGS * sizeof(Elf64_Phdr)];
+	} hdr;
+	const Elf64_Ehdr *eh = &hdr.eh;
 	Elf64_Phdr ph[KCORE_MAX_SEGS];
-	Elf64_Ehdr eh;
+	struct ksym_kcore *kc;
+	ssize_t got;
 	size_t i, n;
 	int err;
 
@@ -49,13 +57,17 @@ struct ksym_kcore *ksym_kcore__open(const char *path)
 	kc->fd = open(path ? path : "/proc/kcore", O_RDONLY | O_CLOEXEC);
 	if (kc->fd < 0)
 		goto err;
-	if (pread(kc->fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr)) {
-		errno = ENOEXEC;
+	got = pread(kc->fd, &hdr, sizeof(hdr), 0);
+	if (got < (ssize_t)sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr)) {
+		errno = got < 0 ? errno : ENOEXEC;
 		goto err;
 	}
-	n = eh.e_phnum < KCORE_MAX_SEGS ? eh.e_phnum : KCORE_MAX_SEGS;
-	if (pread(kc->fd, ph, n * sizeof(ph[0]), eh.e_phoff) != (ssize_t)(n * sizeof(ph[0]))) {
+	n = eh->e_phnum < KCORE_MAX_SEGS ? eh->e_phnum : KCORE_MAX_SEGS;
+	if (eh->e_phoff + n * sizeof(ph[0]) <= (size_t)got) {
+		memcpy(ph, hdr.b + eh->e_phoff, n * sizeof(ph[0]));
+	} else if (pread(kc->fd, ph, n * sizeof(ph[0]), eh->e_phoff) !=
+		   (ssize_t)(n * sizeof(ph[0]))) {
 		errno = ENOEXEC;
 		goto err;
 	}
@@ -132,6 +144,24 @@ int ksym_kcore__read(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len
  */
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
+/* ENDBR64, and what IBT sealing writes over it in the kernels we know */
+static const unsigned char endbr[][4] = {
+	{ 0xf3, 0x0f, 0x1e, 0xfa },	/* endbr64 */
+	{ 0x66, 0x0f, 0x1f, 0x00 },	/* osp nopl (%rax) */
+	{ 0x0f, 0x1f, 0x40, 0xd6 },	/* nopl -42(%rax) */
+	{ 0x0f, 0x1f, 0x40, 0x00 },	/* nopl 0(%rax) */
+};
+
+static bool is_endbr(const unsigned char *p)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(endbr) / sizeof(endbr[0]); i++)
+		if (!memcmp(p, endbr[i], 4))
+			return true;
+	return false;
+}
+
 int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call)
 {
 	int off;
@@ -141,18 +171,21 @@ int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint
 		const unsigned char *p = text + off;
 		int32_t rel;
 
-		if ((size_t)off + 5 > len)
+		/* past 4 bytes only when they are ENDBR64: a label just before a
+		 * function would otherwise claim the function's site */
+		if ((size_t)off + 5 > len || (off && !is_endbr(text)))
 			break;
 		if (!memcmp(p, nop5, 5))
 			return off;
-		/* traced now: a call, or int3 over its first byte while being patched */
-		if (p[0] == 0xe8 || (p[0] == 0xcc && memcmp(p + 1, nop5 + 1, 4))) {
+		/* traced now: a call */
+		if (p[0] == 0xe8) {
 			memcpy(&rel, p + 1, 4);
 			*call = addr + off + 5 + (int64_t)rel;
 			return off;
 		}
-		if (p[0] == 0xcc)
-			return off;	/* int3 over the NOP's first byte */
+		/* int3 over the NOP's first byte, while a call is patched in or out */
+		if (p[0] == 0xcc && !memcmp(p + 1, nop5 + 1, 4))
+			return off;
 	}
 	return -1;
 }

@@ -113,7 +113,8 @@ static inline char *skip_sep(char *s, char *end)
 	return s;
 }
 
-static bool sep_tab[256] = { [' '] = true, ['\t'] = true, ['\r'] = true };
+/* a token ends at a separator, or at a NUL, which no real file has inside a line */
+static bool sep_tab[256] = { ['\0'] = true, [' '] = true, ['\t'] = true, ['\r'] = true };
 
 static inline char *token_end(char *s, char *end)
 {
@@ -223,7 +224,7 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 	}
 	name = p;
 	name_end = token_end(p, end);
-	if (name_end == name || name_end - name > KSYM_NAME_MAX)
+	if (name_end == name || name_end - name > KSYM_NAME_MAX || (name_end < end && !*name_end))
 		return -EINVAL;
 	p = skip_sep(name_end, end);
 	if (p < end) {
@@ -231,16 +232,11 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 		char *m_end = token_end(p, end);
 
 		if (fmt == KSYM_FMT_SYSTEM_MAP || *p != '[' || m_end[-1] != ']' || m_end - p < 3 ||
-		    skip_sep(m_end, end) != end)
+		    (m_end < end && !*m_end) || skip_sep(m_end, end) != end)
 			return -EINVAL;
 		mod = p + 1;
 		m_end[-1] = '\0';
-		/* a NUL inside would cut the name short: no real file has one */
-		if (strlen(mod) != (size_t)(m_end - 1 - mod))
-			return -EINVAL;
 	}
-	if (memchr(name, '\0', name_end - name))
-		return -EINVAL;
 	*name_end = '\0';
 
 	if (text_only && !keep_type(type))

@@ -43,7 +43,7 @@ is "$(json 'print scalar @{$j->{functions}}' "$tmp/list.json")" "$want" "6.12 li
 is "$(json 'print join ",", sort keys %$j' "$tmp/list.json")" \
 	"attached,cached,excluded,fallback,functions,kernel,links,matched,mode,phases_us,resolver,source" "JSON keys"
 is "$(json 'my %k = map { $_ => 1 } keys %{$j->{phases_us}}; print join ",", sort keys %k' "$tmp/list.json")" \
-	"attach,detach,index,load,match,parse,read" "JSON phases"
+	"attach,cache,detach,index,load,match,parse,read" "JSON phases"
 is "$(json 'my ($f) = grep { $_->{name} eq "vfs_read" } @{$j->{functions}}; print "$f->{addr} ", defined $f->{module} ? 1 : 0' "$tmp/list.json")" \
 	"0x$(awk '$2 == "vfs_read" { print $1 }' "$A612") 0" "JSON: vfs_read's address as hex, module null"
 is "$(json 'my ($f) = grep { defined $_->{module} } @{$j->{functions}}; print $f ? $f->{module} : "none"' <(

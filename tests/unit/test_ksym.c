@@ -351,6 +351,8 @@ static void test_ftrace_site(void **state)
 	/* notrace: push %rbx; mov %rdi,%rbx; call (a call, but at +3, not a site) */
 	static const unsigned char notrace[16] = { 0x53, 0x48, 0x89, 0xfb, 0xe9, 0x00, 0x00,
 						   0x00, 0x00 };
+	static const unsigned char label[16] = { 0x00, 0x00, 0x00, 0x00, 0x0f, 0x1f, 0x44, 0x00,
+						 0x00, 0x53 };
 	static const unsigned char ret_pad[16] = { 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0x66, 0x66 };
 	uint64_t call;
 
@@ -366,10 +368,10 @@ static void test_ftrace_site(void **state)
 	assert_int_equal(ksym__ftrace_site(int3_nop, 16, 0x1000, &call), 4);
 	assert_int_equal(call, 0);
 	assert_int_equal(ksym__ftrace_site(notrace, 16, 0x1000, &call), -1);
-	/* int3 then no NOP's tail: maybe a call being patched in, so the target is
-	 * handed to the caller's trampoline check */
-	assert_int_equal(ksym__ftrace_site(ret_pad, 16, 0x1000, &call), 4);
-	assert_int_not_equal(call, 0);
+	/* a label 4 bytes before a function: the function's site is not its own */
+	assert_int_equal(ksym__ftrace_site(label, 16, 0x1000, &call), -1);
+	/* ret, then int3 padding: no NOP's tail after the int3 */
+	assert_int_equal(ksym__ftrace_site(ret_pad, 16, 0x1000, &call), -1);
 	/* too short to hold a site past ENDBR64 */
 	assert_int_equal(ksym__ftrace_site(endbr_nop, 8, 0x1000, &call), -1);
 }

@@ -5,10 +5,15 @@ ge "$want" 10 "the guest lists vfs_* functions ($want)"
 $K -l -p 'vfs_*' -o json > $O/list.json
 is "$(json_int matched $O/list.json)" "$want" "--list matches every traceable vfs_* function"
 
+rm -rf /run/ksymattach
 $K -p 'vfs_*' -o json > $O/attach0.json 2> $O/attach0.err
 rc=$?
 is $rc 0 "-d 0: attach, report, detach exits 0"
 is "$(json_int attached $O/attach0.json)" "$want" "attached count equals the traceable vfs_* count"
+ge "$(json_int cache $O/attach0.json)" 1 "first run writes the cache once attached (cache phase, us)"
+$K -p 'vfs_*' -o json > $O/attach1.json 2> $O/attach1.err
+check "second run attaches from the cache" grep -q '"cached":true' $O/attach1.json
+is "$(json_int cache $O/attach1.json)" 0 "second run writes no cache"
 
 # Known I/O while attached: dd bs=1 does one read and one write per byte.
 N=3000
