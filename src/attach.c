@@ -158,6 +158,8 @@ static int load_funcs(struct kattach *a)
 	/* the blacklist only matters to a listing (and classic kprobes) */
 	dbo.need = KSYM_DB_FUNCS | (o->list_only ? KSYM_DB_BLACKLIST : 0);
 	dbo.allow_unknown_traceability = o->list_only;
+	dbo.patterns = o->patterns;
+	dbo.pattern_cnt = o->pattern_cnt;
 	a->db = ksym_db__new(&dbo);
 	if (!a->db)
 		return fail(a, ENOMEM, "out of memory");

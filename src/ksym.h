@@ -74,6 +74,13 @@ struct ksym_parse_opts {
 	 * the lines instead of a second one over the entries.
 	 */
 	bool index;
+	/*
+	 * Keep only symbols whose name starts with one of these (NULL: all): for
+	 * a caller that knows what it will look for. Lines left out are not
+	 * looked at beyond their first columns.
+	 */
+	const char *const *prefixes;
+	size_t prefix_cnt;
 };
 
 /* Read a whole file (works for procfs/tracefs files that report size 0). */
@@ -245,6 +252,13 @@ struct ksym_db_opts {
 		KSYM_FUNCS_TRACEFS,	/* available_filter_functions[_addrs] */
 		KSYM_FUNCS_KALLSYMS,	/* /proc/kallsyms text + call sites in /proc/kcore */
 	} funcs_from;
+	/*
+	 * The globs the caller will match (mod:glob as for ksym_table__match), or
+	 * none: a table read fresh may then hold only what they can match, and the
+	 * whole one is read for the cache when flushing.
+	 */
+	const char *const *patterns;
+	size_t pattern_cnt;
 	bool verbose;			/* also report stale caches and skipped lines */
 	/* Warnings (one line, no newline); NULL: "ksym: warning: ..." on stderr. */
 	void (*warn)(const char *msg);

@@ -29,6 +29,8 @@ struct ksym_db {
 	/* kallsyms+kcore: funcs are candidates, checked in the text on demand */
 	struct ksym_kcore *kcore;
 	bool probe;			/* funcs are candidates, not all traceable */
+	char **prefixes;		/* what the patterns can match (a partial table) */
+	size_t prefix_cnt, own_prefixes;
 	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
 	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
 	bool init_known;
@@ -42,6 +44,7 @@ struct ksym_db {
 		const struct ksym_table *t;
 		struct ksym_cache_key key;
 		bool checked;	/* candidates: store those kcore confirms */
+		bool partial;	/* only what the patterns match: read it all again */
 	} pending[2];
 	int pending_cnt;
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
@@ -90,6 +93,8 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 
 void ksym_db__free(struct ksym_db *db)
 {
+	size_t i;
+
 	if (!db)
 		return;
 	ksym_db__flush(db);
@@ -98,6 +103,9 @@ void ksym_db__free(struct ksym_db *db)
 	ksym_table__free(db->kallsyms);
 	ksym_table__free(db->blacklist);
 	ksym_kcore__close(db->kcore);
+	for (i = 0; i < db->own_prefixes; i++)
+		free(db->prefixes[i]);
+	free(db->prefixes);
 	free(db);
 }
 
@@ -229,12 +237,14 @@ bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 }
 
 /* Timed read + parse of one file. */
-static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
-		     bool index, struct ksym_table **out)
+static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
+			  bool text_only, bool index, const char *const *prefixes,
+			  size_t prefix_cnt, struct ksym_table **out)
 {
 	struct ksym_parse_stats st;
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
-				      .index = index };
+				      .index = index, .prefixes = prefixes,
+				      .prefix_cnt = prefix_cnt };
 	uint64_t t0 = now_ns(), t1;
 	size_t len;
 	char *buf;
@@ -269,6 +279,12 @@ static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path,
 	return 0;
 }
 
+static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
+		     bool index, struct ksym_table **out)
+{
+	return load_file_only(db, fmt, path, text_only, index, NULL, 0, out);
+}
+
 /* Cache lookup, timed as reading; a bad file is reported and left to be replaced. */
 static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const char *source,
 				    struct ksym_cache_key *key)
@@ -299,7 +315,7 @@ static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const 
 
 /* Remembered, not written: storing is no part of the caller's critical path. */
 static void cache_put(struct ksym_db *db, const char *name, const struct ksym_cache_key *key,
-		      const struct ksym_table *t, bool checked)
+		      const struct ksym_table *t, bool checked, bool partial)
 {
 	if (db->opts.no_cache || !key->boot_id[0] ||
 	    db->pending_cnt == (int)(sizeof(db->pending) / sizeof(db->pending[0])))
@@ -308,6 +324,7 @@ static void cache_put(struct ksym_db *db, const char *name, const struct ksym_ca
 	db->pending[db->pending_cnt].t = t;
 	db->pending[db->pending_cnt].key = *key;
 	db->pending[db->pending_cnt].checked = checked;
+	db->pending[db->pending_cnt].partial = partial;
 	db->pending_cnt++;
 }
 
@@ -324,8 +341,12 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 	uint64_t loc;
 	int err = 0;
 
+	struct ksym_table *funcs = db->funcs;
+
 	if (!buf)
 		return -ENOMEM;
+	/* call targets are checked against every symbol, not a pattern's share */
+	db->funcs = (struct ksym_table *)cand;
 	for (i = 0; i < n && !err; i++) {
 		ksym_table__at(cand, i, &s);
 		err = ksym_db__ftrace_loc(db, &s, &loc);
@@ -345,6 +366,7 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 		len += sprintf(buf + len, "%" PRIx64 " %s%s%s%s\n", loc, s.name,
 			       s.module ? " [" : "", s.module ? s.module : "", s.module ? "]" : "");
 	}
+	db->funcs = funcs;
 	if (err) {
 		free(buf);
 		return err;
@@ -367,16 +389,25 @@ void ksym_db__flush(struct ksym_db *db)
 		db->pending_cnt = 0;
 	}
 	for (i = 0; i < db->pending_cnt; i++) {
-		struct ksym_table *c = NULL;
+		const struct ksym_table *from = db->pending[i].t;
+		struct ksym_table *c = NULL, *all = NULL;
 
+		if (db->pending[i].partial) {
+			if (load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false, &all))
+				continue;
+			from = all;
+		}
 		if (db->pending[i].checked) {
-			err = checked_table(db, db->pending[i].t, &c);
+			err = checked_table(db, from, &c);
+			ksym_table__free(all);
+			all = NULL;
 			if (err)
 				continue;
 		}
 		err = ksym_cache__store(db->opts.cache_dir, db->pending[i].name, &db->pending[i].key,
-					c ? c : db->pending[i].t);
+					c ? c : from);
 		ksym_table__free(c);
+		ksym_table__free(all);
 		if (err && db->opts.verbose)
 			warn(db, "cannot write cache %s/%s: %s", db->opts.cache_dir,
 			     db->pending[i].name, strerror(-err));
@@ -430,7 +461,7 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 	if (err)
 		return err;
 	if (!text_only)
-		cache_put(db, "kallsyms", &key, db->kallsyms, false);
+		cache_put(db, "kallsyms", &key, db->kallsyms, false, false);
 	return 0;
 }
 
@@ -500,6 +531,43 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 }
 
 /*
+ * What the patterns can match, as name prefixes (NULL: anything), plus the
+ * symbols the kcore check itself looks up: text bounds and trampolines.
+ */
+static int pattern_prefixes(struct ksym_db *db)
+{
+	static const char *const own[] = { "_stext", "_etext", "_sinittext", "_einittext",
+					   "ftrace_", "bpf_trampoline_" };
+	const size_t n_own = sizeof(own) / sizeof(own[0]);
+	size_t i, n = db->opts.pattern_cnt;
+
+	for (i = 0; i < n; i++) {
+		const char *g = db->opts.patterns[i], *colon = strchr(g, ':');
+
+		if (!strcspn(colon ? colon + 1 : g, "*?["))
+			return 0;	/* a leading wildcard: no prefix to go by */
+	}
+	if (!n)
+		return 0;
+	db->prefixes = calloc(n + n_own, sizeof(*db->prefixes));
+	if (!db->prefixes)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *g = db->opts.patterns[i], *colon = strchr(g, ':');
+
+		g = colon ? colon + 1 : g;
+		db->prefixes[i] = strndup(g, strcspn(g, "*?["));
+		if (!db->prefixes[i])
+			return -ENOMEM;
+		db->own_prefixes = i + 1;
+	}
+	for (i = 0; i < n_own; i++)
+		db->prefixes[n + i] = (char *)own[i];
+	db->prefix_cnt = n + n_own;
+	return 0;
+}
+
+/*
  * kallsyms text symbols as candidates, checked through kcore when asked
  * (ksym_db__ftrace_loc). -EAGAIN: kcore unreadable and the choice was ours.
  */
@@ -547,9 +615,12 @@ static int kallsyms_funcs(struct ksym_db *db)
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
-	err = load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false, &db->funcs);
+	err = pattern_prefixes(db);
+	if (!err)
+		err = load_file_only(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false,
+				     (const char *const *)db->prefixes, db->prefix_cnt, &db->funcs);
 	if (!err && key.boot_id[0])
-		cache_put(db, "funcs", &key, db->funcs, true);
+		cache_put(db, "funcs", &key, db->funcs, true, db->prefixes != NULL);
 	return err;
 }
 
@@ -609,7 +680,7 @@ static int load_funcs(struct ksym_db *db)
 		return fallback_funcs(db, db->err);
 	}
 	if (!err && (addrs || live_kallsyms(db)))
-		cache_put(db, "funcs", &key, db->funcs, false);
+		cache_put(db, "funcs", &key, db->funcs, false, false);
 	return err;
 }
 

@@ -130,6 +130,8 @@ struct parser {
 	struct ksym_parse_stats *st;
 	bool text_only;
 	bool index;		/* add every entry to the name index as it is parsed */
+	const char *const *prefixes;
+	size_t prefix_cnt;
 	bool any_addr;
 	size_t pos;		/* next unparsed byte of t->buf */
 	size_t lineno;
@@ -179,6 +181,19 @@ static void bad_line(struct ksym_parse_stats *st, size_t lineno)
 static bool keep_type(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* The name (terminated or not) starts with one of the prefixes asked for. */
+static bool keep_name(const struct parser *ps, const char *name)
+{
+	size_t i;
+
+	if (!ps->prefixes)
+		return true;
+	for (i = 0; i < ps->prefix_cnt; i++)
+		if (!strncmp(name, ps->prefixes[i], strlen(ps->prefixes[i])))
+			return true;
+	return false;
 }
 
 /* Parses one line [s, end); end points at its '\n' or the buffer end. */
@@ -239,7 +254,7 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 	}
 	*name_end = '\0';
 
-	if (text_only && !keep_type(type))
+	if ((text_only && !keep_type(type)) || !keep_name(ps, name))
 		return 1;
 	/* 6.1's list holds placeholders for records it could not name */
 	if (fmt == KSYM_FMT_FUNCS && !strncmp(name, "__ftrace_invalid_address___", 27))
@@ -282,9 +297,10 @@ static int parse_lines(struct parser *ps, size_t avail, bool eof)
 			s = le + 1;
 			continue;
 		}
-		/* "%px %c ": a symbol text_only drops is recognised by its type alone */
-		if (ps->text_only && ps->fmt == KSYM_FMT_KALLSYMS && le - s > 19 && s[16] == ' ' &&
-		    s[18] == ' ' && !keep_type(s[17]) && hexval[(unsigned char)s[0]] >= 0) {
+		/* "%px %c %s": a symbol left out is recognised by its first columns */
+		if ((ps->text_only || ps->prefixes) && ps->fmt == KSYM_FMT_KALLSYMS && le - s > 19 &&
+		    s[16] == ' ' && s[18] == ' ' && hexval[(unsigned char)s[0]] >= 0 &&
+		    ((ps->text_only && !keep_type(s[17])) || !keep_name(ps, s + 19))) {
 			ps->st->skipped++;
 			s = le + 1;
 			continue;
@@ -334,6 +350,10 @@ static void parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
 		ps->text_only = opts->text_only;
 	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, index) + sizeof(bool))
 		ps->index = opts->index;
+	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, prefix_cnt) + sizeof(size_t)) {
+		ps->prefixes = opts->prefixes;
+		ps->prefix_cnt = opts->prefix_cnt;
+	}
 	memset(ps->st, 0, sizeof(*ps->st));
 }
 

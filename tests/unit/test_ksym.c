@@ -334,6 +334,42 @@ static void test_match(void **state)
 	ksym_table__free(t);
 }
 
+/* A table of what some patterns can match: kept by name prefix, the rest skipped. */
+static void test_prefixes(void **state)
+{
+	static const char *const pre[] = { "vfs_", "v9fs_set" };
+	struct ksym_parse_opts o = { .sz = sizeof(o), .stats = &st, .text_only = true,
+				     .prefixes = pre, .prefix_cnt = 2 };
+	const char *text = "ffffffff81000000 T _stext\n"
+			   "ffffffff81000110 T vfs_read\n"
+			   "ffffffff81000200 D vfs_data\n"
+			   "ffffffff81000300 t vfs\n"
+			   "81000400 t vfs_short_address\n"
+			   "ffffffff81000500 t do_vfs_thing\n"
+			   "ffffffffc0001000 t v9fs_kill_super\t[9p]\n"
+			   "ffffffffc0001040 T v9fs_set_super\t[9p]\n"
+			   "ffffffffc0001080 T vfs_bad line\n";
+	char *buf = strdup(text);
+	struct ksym_table *t;
+	struct ksym k[4];
+
+	(void)state;
+	assert_non_null(buf);
+	t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, strlen(text), &o);
+	assert_non_null(t);
+	/* vfs_read, vfs_short_address (the general path), v9fs_set_super */
+	assert_int_equal(ksym_table__cnt(t), 3);
+	assert_int_equal(ksym_table__find(t, "vfs_read", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "vfs_short_address", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "v9fs_set_super", NULL, k, 4), 1);
+	assert_string_equal(k[0].module, "9p");
+	assert_int_equal(ksym_table__find(t, "do_vfs_thing", NULL, k, 4), 0);
+	assert_int_equal(ksym_table__find(t, "vfs_data", NULL, k, 4), 0);
+	/* a line the prefixes keep is still checked in full */
+	assert_int_equal(st.malformed, 1);
+	ksym_table__free(t);
+}
+
 /* ftrace call sites as the kernel text holds them (bytes seen in the 6.12 guest). */
 static void test_ftrace_site(void **state)
 {
@@ -389,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_ftrace_site),
+		cmocka_unit_test(test_prefixes),
 	};
 
 	return cmocka_run_group_tests_name("ksym", tests, NULL, NULL);
