@@ -547,7 +547,8 @@ static int pattern_prefixes(struct ksym_db *db)
 		if (!strcspn(colon ? colon + 1 : g, "*?["))
 			return 0;	/* a leading wildcard: no prefix to go by */
 	}
-	if (!n)
+	/* past a few dozen, filtering costs more per line than it saves */
+	if (!n || n > 64)
 		return 0;
 	db->prefixes = calloc(n + n_own, sizeof(*db->prefixes));
 	if (!db->prefixes)

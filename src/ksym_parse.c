@@ -132,6 +132,10 @@ struct parser {
 	bool index;		/* add every entry to the name index as it is parsed */
 	const char *const *prefixes;
 	size_t prefix_cnt;
+	/* names' first two bytes any prefix allows: most names stop there */
+	uint64_t first2[65536 / 64];
+	uint16_t *key;		/* each prefix's first two bytes */
+	size_t *plen;
 	bool any_addr;
 	size_t pos;		/* next unparsed byte of t->buf */
 	size_t lineno;
@@ -183,17 +187,58 @@ static bool keep_type(char type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
+static inline unsigned int first2(const char *s)
+{
+	return (unsigned char)s[0] << 8 | (unsigned char)s[1];
+}
+
 /* The name (terminated or not) starts with one of the prefixes asked for. */
 static bool keep_name(const struct parser *ps, const char *name)
 {
+	unsigned int k = first2(name);
 	size_t i;
 
 	if (!ps->prefixes)
 		return true;
+	if (!(ps->first2[k / 64] >> (k % 64) & 1))
+		return false;
 	for (i = 0; i < ps->prefix_cnt; i++)
-		if (!strncmp(name, ps->prefixes[i], strlen(ps->prefixes[i])))
+		if (ps->plen[i] < 2 ? name[0] == ps->prefixes[i][0]
+				    : ps->key[i] == k && !strncmp(name + 2, ps->prefixes[i] + 2,
+								  ps->plen[i] - 2))
 			return true;
 	return false;
+}
+
+/* The first-two-bytes filter; an empty prefix keeps everything. */
+static int prefixes_init(struct parser *ps)
+{
+	size_t i, c;
+
+	ps->key = malloc(ps->prefix_cnt * sizeof(*ps->key));
+	ps->plen = malloc(ps->prefix_cnt * sizeof(*ps->plen));
+	if (!ps->key || !ps->plen)
+		return -ENOMEM;
+	for (i = 0; i < ps->prefix_cnt; i++) {
+		const char *p = ps->prefixes[i];
+
+		ps->plen[i] = strlen(p);
+		if (!ps->plen[i]) {
+			ps->prefixes = NULL;	/* keeps all */
+			return 0;
+		}
+		ps->key[i] = ps->plen[i] > 1 ? first2(p) : 0;
+		if (ps->plen[i] > 1) {
+			ps->first2[ps->key[i] / 64] |= 1ull << (ps->key[i] % 64);
+			continue;
+		}
+		for (c = 0; c < 256; c++) {
+			unsigned int k = (unsigned char)p[0] << 8 | c;
+
+			ps->first2[k / 64] |= 1ull << (k % 64);
+		}
+	}
+	return 0;
 }
 
 /* Parses one line [s, end); end points at its '\n' or the buffer end. */
@@ -425,9 +470,13 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 		return NULL;
 	}
 	t->len = len;
-	err = parse_lines(&ps, len, true);
+	err = ps.prefixes ? prefixes_init(&ps) : 0;
+	if (!err)
+		err = parse_lines(&ps, len, true);
 	if (!err)
 		err = parse_end(&ps);
+	free(ps.key);
+	free(ps.plen);
 	if (err) {
 		ksym_table__free(t);
 		errno = -err;
