@@ -15,6 +15,15 @@ struct {
 	__type(value, struct ksa_stat);
 } stats SEC(".maps");
 
+/* ksymattach's own process: what it does while attached (writing its cache,
+ * reading the counters) is not what the user asked to see. Set before load. */
+const volatile __u32 self_tgid = 0;
+
+static __always_inline bool is_self(void)
+{
+	return self_tgid && bpf_get_current_pid_tgid() >> 32 == self_tgid;
+}
+
 /* kprobe.session kfuncs (Linux >= 6.10); weak so older kernels can load the rest. */
 extern bool bpf_session_is_return(void) __ksym __weak;
 extern __u64 *bpf_session_cookie(void) __ksym __weak;
@@ -46,8 +55,11 @@ static __always_inline __u32 log2_u64(__u64 v)
 
 static __always_inline int count_hit(void *ctx)
 {
-	struct ksa_stat *s = stat_of(bpf_get_func_ip(ctx));
+	struct ksa_stat *s;
 
+	if (is_self())
+		return 0;
+	s = stat_of(bpf_get_func_ip(ctx));
 	if (s)
 		s->calls++;
 	return 0;
@@ -75,6 +87,8 @@ int ksa_session(struct pt_regs *ctx)
 	__u32 slot;
 
 	if (!bpf_session_is_return()) {
+		if (is_self())
+			return 1;	/* nonzero: no return probe */
 		*cookie = bpf_ktime_get_ns();
 		count_hit(ctx);
 		return 0;	/* 0: run the return probe too */

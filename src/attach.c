@@ -484,6 +484,7 @@ static int attach_kprobes(struct kattach *a)
 	if (!a->skel)
 		return fail(a, errno, "cannot open the BPF object: %s", strerror(errno));
 	prog = a->skel->progs.ksa_kprobe;
+	a->skel->rodata->self_tgid = getpid();
 	bpf_program__set_autoload(a->skel->progs.ksa_multi, false);
 	bpf_program__set_autoload(a->skel->progs.ksa_session, false);
 	bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
@@ -624,6 +625,7 @@ static int attach_all(struct kattach *a)
 	bpf_program__set_autoload(a->skel->progs.ksa_multi, prog == a->skel->progs.ksa_multi);
 	bpf_program__set_autoload(a->skel->progs.ksa_session, prog == a->skel->progs.ksa_session);
 	bpf_program__set_autoload(a->skel->progs.ksa_kprobe, false);
+	a->skel->rodata->self_tgid = getpid();
 	/* every attached function may need a slot; a little slack for IP aliases */
 	bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
 	err = ksymattach_bpf__load(a->skel);
