@@ -335,13 +335,12 @@ static void cache_put(struct ksym_db *db, const char *name, const struct ksym_ca
 static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 			 struct ksym_table **out)
 {
-	size_t i, n = ksym_table__cnt(cand), cap = n * 48 + 1, len = 0;
+	size_t i, n = ksym_table__cnt(cand), cap = n * 48 + 1, len = 0, need;
+	struct ksym_table *funcs = db->funcs;
 	char *buf = malloc(cap);
 	struct ksym s;
 	uint64_t loc;
 	int err = 0;
-
-	struct ksym_table *funcs = db->funcs;
 
 	if (!buf)
 		return -ENOMEM;
@@ -353,12 +352,14 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 		if (err <= 0)
 			continue;
 		err = 0;
-		if (cap - len < strlen(s.name) + (s.module ? strlen(s.module) : 0) + 24) {
+		need = strlen(s.name) + (s.module ? strlen(s.module) : 0) + 24;
+		while (cap - len < need) {
 			char *nb = realloc(buf, cap * 2);
 
 			if (!nb) {
-				err = -ENOMEM;
-				break;
+				free(buf);
+				db->funcs = funcs;
+				return -ENOMEM;
 			}
 			buf = nb;
 			cap *= 2;
@@ -367,6 +368,8 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 			       s.module ? " [" : "", s.module ? s.module : "", s.module ? "]" : "");
 	}
 	db->funcs = funcs;
+	if (!err && !len)
+		err = -ENODATA;	/* nothing confirmed: no cache rather than an empty one */
 	if (err) {
 		free(buf);
 		return err;

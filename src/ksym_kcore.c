@@ -73,8 +73,8 @@ struct ksym_kcore *ksym_kcore__open(const char *path)
 	}
 	for (i = 0; i < n; i++)
 		if (ph[i].p_type == PT_LOAD && ph[i].p_memsz)
-			kc->seg[kc->seg_cnt++] = (struct kcore_seg){ ph[i].p_vaddr, ph[i].p_memsz,
-								     ph[i].p_offset };
+			kc->seg[kc->seg_cnt++] =
+				(struct kcore_seg){ ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_offset };
 	if (!kc->seg_cnt) {
 		errno = ENOEXEC;
 		goto err;
