@@ -33,7 +33,7 @@ struct ksym_db {
 	size_t prefix_cnt, own_prefixes;
 	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
 	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
-	bool init_known;
+	bool bounds_known;
 	unsigned int cached;		/* KSYM_DB_* served from the cache */
 	const char *funcs_source;
 	char tracefs[64];
@@ -154,7 +154,7 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr)
 }
 
 /* The vmlinux text and init text bounds: one pass, names checked by their start. */
-static void find_init(struct ksym_db *db)
+static void find_bounds(struct ksym_db *db)
 {
 	static const char *const names[4] = { "_stext", "_etext", "_sinittext", "_einittext" };
 	const struct ksym_table *t = db->funcs;
@@ -162,7 +162,7 @@ static void find_init(struct ksym_db *db)
 	size_t i;
 	int k;
 
-	db->init_known = true;
+	db->bounds_known = true;
 	for (i = 0; i < t->cnt; i++) {
 		const struct ksym_ent *e = &t->ents[i];
 		const char *n = t->buf + e->name;
@@ -212,8 +212,8 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 	/* BPF programs, ftrace and kprobe trampolines are listed as modules */
 	if (sym->module && (!strcmp(sym->module, "bpf") || !strncmp(sym->module, "__builtin__", 11)))
 		return 0;
-	if (!db->init_known)
-		find_init(db);
+	if (!db->bounds_known)
+		find_bounds(db);
 	if (sym->addr >= db->init_lo && sym->addr < db->init_hi)
 		return 0;
 	err = ksym_kcore__read(db->kcore, sym->addr, text, sizeof(text));
