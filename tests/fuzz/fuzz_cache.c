@@ -8,6 +8,19 @@
 #include "../../src/ksym_cache.c"
 
 static char dir[] = "/tmp/ksym-fuzz-cache.XXXXXX";
+static const char *made;
+
+/* the runs' directory goes when the fuzzer exits */
+static void __attribute__((destructor)) cleanup(void)
+{
+	char path[128];
+
+	if (!made)
+		return;
+	snprintf(path, sizeof(path), "%s/c", dir);
+	unlink(path);
+	rmdir(dir);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < sizeof(h))
 		return 0;
-	if (dir[sizeof(dir) - 7] == 'X' && !mkdtemp(dir))
+	/* once: mkdtemp's own random name may well start with an 'X' */
+	if (!made && !(made = mkdtemp(dir)))
 		abort();
 	buf = malloc(size);
 	if (!buf)
