@@ -250,7 +250,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "tracefs"))
 			env.funcs_from = KSYM_FUNCS_TRACEFS;
 		else
-			argp_error(state, "--source: kallsyms or tracefs, not '%s'", arg);
+			usage_error(state, "invalid source '%s' (kallsyms or tracefs)", arg);
 		break;
 	case OPT_NO_CACHE: env.no_cache = true; break;
 	case OPT_CACHE_DIR: env.cache_dir = arg; break;

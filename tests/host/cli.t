@@ -79,6 +79,9 @@ err "kallsyms with hidden addresses" 1 "only zero addresses: run as root" \
 	"$K" -p 'vfs_*' --funcs "$tmp/funcs" --kallsyms "$tmp/zero"
 err "no pattern" 64 "no function pattern given" "$K"
 err "bad output format" 64 "invalid output format 'yaml'" "$K" -p x -o yaml
+err "bad source" 64 "invalid source 'foo' (kallsyms or tracefs)" "$K" -p x --source foo
+err "kcore check of a kallsyms file" 1 "traceability from kcore needs the live /proc/kallsyms" \
+	"$K" -l -p 'vfs_*' --source kallsyms --kallsyms "$D/6.12/kallsyms"
 err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1
 # The benchmarks run and measure what they claim (short runs on captured data).
 "$K" bench "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/bench.json" 2> "$tmp/bench.err"
