@@ -464,11 +464,6 @@ int ksym_table__iter_names(const struct ksym_table *t, ksym_fn fn, void *ctx)
 
 /* ---- the funcs/kallsyms join ---- */
 
-static bool is_text(char type)
-{
-	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
 static bool same_mod(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -525,7 +520,7 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 		     v = ksym_index_next(kallsyms, v)) {
 			const struct ksym_ent *e = &kallsyms->ents[(v & KSYM_IX_IDX) - 1];
 
-			if (is_text(e->type) && same_mod(mod, ksym_ent_mod(kallsyms, e)))
+			if (ksym_type_is_text(e->type) && same_mod(mod, ksym_ent_mod(kallsyms, e)))
 				add_match(kallsyms, (v & KSYM_IX_IDX) - 1, cand, FIND_MAX, &k);
 		}
 		if (rank < k && rank < FIND_MAX) {

@@ -129,11 +129,6 @@ uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
 	return ph < KSYM_PH_CNT ? db->phase_ns[ph] : 0;
 }
 
-static bool is_text(char type)
-{
-	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
 /*
  * A call at a site is ftrace's (its callers, or a trampoline it made), a BPF
  * trampoline's, or no site at all: a notrace function starting with a call to
@@ -198,7 +193,7 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 			return 1;
 		}
 		/* a kallsyms symbol: ftrace lists it there or past its ENDBR64 */
-		if (sym->type && !is_text(sym->type))
+		if (sym->type && !ksym_type_is_text(sym->type))
 			return 0;
 		if (!ksym_table__addr(db->funcs, sym->addr + 4, &f) &&
 		    (f.addr == sym->addr || f.addr == sym->addr + 4)) {
@@ -207,7 +202,7 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 		}
 		return 0;
 	}
-	if (!is_text(sym->type))
+	if (!ksym_type_is_text(sym->type))
 		return 0;
 	/* BPF programs, ftrace and kprobe trampolines are listed as modules */
 	if (sym->module && (!strcmp(sym->module, "bpf") || !strncmp(sym->module, "__builtin__", 11)))
@@ -534,8 +529,8 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 }
 
 /*
- * What the patterns can match, as name prefixes (NULL: anything), plus the
- * symbols the kcore check itself looks up: text bounds and trampolines.
+ * What the patterns can match, as name prefixes (prefix_cnt 0: anything), plus
+ * the symbols the kcore check itself looks up: text bounds and trampolines.
  */
 static int pattern_prefixes(struct ksym_db *db)
 {
@@ -544,12 +539,6 @@ static int pattern_prefixes(struct ksym_db *db)
 	const size_t n_own = sizeof(own) / sizeof(own[0]);
 	size_t i, n = db->opts.pattern_cnt;
 
-	for (i = 0; i < n; i++) {
-		const char *g = db->opts.patterns[i], *colon = strchr(g, ':');
-
-		if (!strcspn(colon ? colon + 1 : g, "*?["))
-			return 0;	/* a leading wildcard: no prefix to go by */
-	}
 	/* past a few dozen, filtering costs more per line than it saves */
 	if (!n || n > 64)
 		return 0;
@@ -558,9 +547,13 @@ static int pattern_prefixes(struct ksym_db *db)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const char *g = db->opts.patterns[i], *colon = strchr(g, ':');
+		size_t len;
 
 		g = colon ? colon + 1 : g;
-		db->prefixes[i] = strndup(g, strcspn(g, "*?["));
+		len = strcspn(g, "*?[");
+		if (!len)
+			return 0;	/* a leading wildcard: no prefix to go by */
+		db->prefixes[i] = strndup(g, len);
 		if (!db->prefixes[i])
 			return -ENOMEM;
 		db->own_prefixes = i + 1;
@@ -622,9 +615,10 @@ static int kallsyms_funcs(struct ksym_db *db)
 	err = pattern_prefixes(db);
 	if (!err)
 		err = load_file_only(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false,
-				     (const char *const *)db->prefixes, db->prefix_cnt, &db->funcs);
+				     db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
+				     db->prefix_cnt, &db->funcs);
 	if (!err && key.boot_id[0])
-		cache_put(db, "funcs", &key, db->funcs, true, db->prefixes != NULL);
+		cache_put(db, "funcs", &key, db->funcs, true, db->prefix_cnt != 0);
 	return err;
 }
 

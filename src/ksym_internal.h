@@ -80,6 +80,12 @@ static inline const char *ksym_ent_mod(const struct ksym_table *t, const struct 
 	return e->mod ? t->buf + t->mods[e->mod - 1] : NULL;
 }
 
+/* A function's kallsyms type: t/T, or w/W for a weak one. */
+static inline bool ksym_type_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
 /* Entry index of the i-th symbol in address order. */
 static inline uint32_t ksym_addr_idx(const struct ksym_table *t, size_t i)
 {

@@ -182,11 +182,6 @@ static void bad_line(struct ksym_parse_stats *st, size_t lineno)
 	st->malformed++;
 }
 
-static bool keep_type(char type)
-{
-	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
 static inline unsigned int first2(const char *s)
 {
 	return (unsigned char)s[0] << 8 | (unsigned char)s[1];
@@ -299,7 +294,7 @@ static int parse_line(struct parser *ps, enum ksym_format fmt, char *s, char *en
 	}
 	*name_end = '\0';
 
-	if ((text_only && !keep_type(type)) || !keep_name(ps, name))
+	if ((text_only && !ksym_type_is_text(type)) || !keep_name(ps, name))
 		return 1;
 	/* 6.1's list holds placeholders for records it could not name */
 	if (fmt == KSYM_FMT_FUNCS && !strncmp(name, "__ftrace_invalid_address___", 27))
@@ -345,7 +340,7 @@ static int parse_lines(struct parser *ps, size_t avail, bool eof)
 		/* "%px %c %s": a symbol left out is recognised by its first columns */
 		if ((ps->text_only || ps->prefixes) && ps->fmt == KSYM_FMT_KALLSYMS && le - s > 19 &&
 		    s[16] == ' ' && s[18] == ' ' && hexval[(unsigned char)s[0]] >= 0 &&
-		    ((ps->text_only && !keep_type(s[17])) || !keep_name(ps, s + 19))) {
+		    ((ps->text_only && !ksym_type_is_text(s[17])) || !keep_name(ps, s + 19))) {
 			ps->st->skipped++;
 			s = le + 1;
 			continue;
