@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "kmodel.h"
 
@@ -30,6 +31,9 @@ struct kmodel {
 	uint32_t *markers;
 	size_t nmarkers;
 	unsigned int shift;
+	uint16_t *sub;			/* SUBMARK: offsets from the 256:1 marker */
+	size_t nsub;
+	unsigned int sub_shift, sub_per;	/* a sub-marker every 2^k; per block */
 	unsigned char *seqs;		/* 3 bytes per symbol, big-endian */
 	char *token_table;		/* 256 NUL-terminated expansions */
 	size_t token_table_len;
@@ -39,7 +43,39 @@ struct kmodel {
 	unsigned int window;		/* NEARMARK */
 	uint32_t *tree;			/* TOPTREE: offsets by heap node id (1-based) */
 	unsigned int tree_levels;
+	uint32_t *keys;			/* KEYTREE: lcp << 24 | next 3 name bytes */
+	unsigned int key_levels;
 };
+
+
+/*
+ * The kernel maps .rodata with 2 MiB pages; 4 KiB pages would add TLB misses
+ * to the model's probes that the kernel does not have. The mapping's length
+ * sits in front of the data.
+ */
+#define HUGE_SZ (2ul << 20)
+#define RODATA_HDR 64
+
+static void *rodata_alloc(size_t size)
+{
+	size_t len = (size + RODATA_HDR + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
+	char *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, len, MADV_HUGEPAGE);
+	*(size_t *)p = len;
+	return p + RODATA_HDR;
+}
+
+static void rodata_free(void *data)
+{
+	char *p = data;
+
+	if (p)
+		munmap(p - RODATA_HDR, *(size_t *)(p - RODATA_HDR));
+}
 
 /* ---- building (scripts/kallsyms.c) ---- */
 
@@ -255,12 +291,12 @@ struct kmodel *kmodel__build(const struct ksym_table *t, const struct kmodel_opt
 	if (!m)
 		goto fail;
 	m->cnt = c.n;
-	m->addrs = malloc(c.n * sizeof(*m->addrs));
-	m->seqs = malloc(c.n * 3);
+	m->addrs = rodata_alloc(c.n * sizeof(*m->addrs));
+	m->seqs = rodata_alloc(c.n * 3);
 	order = malloc(c.n * sizeof(*order));
 	for (i = 0, off = 0; i < c.n; i++)
 		off += c.v[i].len + (c.v[i].len > 0x7f ? 2 : 1);
-	m->names = malloc(off);
+	m->names = rodata_alloc(off);
 	m->names_len = off;
 	if (!m->addrs || !m->seqs || !order || !m->names)
 		goto fail;
@@ -329,13 +365,15 @@ void kmodel__free(struct kmodel *m)
 {
 	if (!m)
 		return;
-	free(m->addrs);
-	free(m->names);
-	free(m->markers);
-	free(m->seqs);
+	rodata_free(m->addrs);
+	rodata_free(m->names);
+	rodata_free(m->markers);
+	rodata_free(m->seqs);
+	rodata_free(m->sub);
 	free(m->token_table);
 	free(m->batch);
 	free(m->tree);
+	free(m->keys);
 	free(m);
 }
 
@@ -360,8 +398,8 @@ int kmodel__set_markers(struct kmodel *m, unsigned int shift)
 	if (shift > 8)
 		return -EINVAL;
 	n = (m->cnt >> shift) + 1;
-	free(m->markers);
-	m->markers = malloc(n * sizeof(*m->markers));
+	rodata_free(m->markers);
+	m->markers = rodata_alloc(n * sizeof(*m->markers));
 	if (!m->markers)
 		return -ENOMEM;
 	for (i = 0, off = 0; i < m->cnt; i++) {
@@ -371,6 +409,43 @@ int kmodel__set_markers(struct kmodel *m, unsigned int shift)
 	}
 	m->nmarkers = n;
 	m->shift = shift;
+	rodata_free(m->sub);
+	m->sub = NULL;
+	m->nsub = 0;
+	return 0;
+}
+
+int kmodel__set_submarkers(struct kmodel *m, unsigned int shift)
+{
+	size_t i, off, base = 0, nblk = (m->cnt >> 8) + 1;
+	uint32_t len;
+
+	rodata_free(m->sub);
+	m->sub = NULL;
+	m->nsub = 0;
+	if (shift >= 8)
+		return 0;
+	if (m->shift != 8)
+		return -EINVAL;
+	m->sub_shift = shift;
+	m->sub_per = (1u << (8 - shift)) - 1;
+	m->nsub = nblk * m->sub_per;
+	m->sub = rodata_alloc(m->nsub * sizeof(*m->sub));
+	if (!m->sub)
+		return -ENOMEM;
+	for (i = 0, off = 0; i < m->cnt; i++) {
+		size_t in_blk = i & 0xff;
+
+		if (!in_blk) {
+			base = off;
+		} else if (!(in_blk & ((1u << shift) - 1))) {
+			/* a block that does not fit 16 bits: the build would fail */
+			if (off - base > 0xffff)
+				return -E2BIG;
+			m->sub[(i >> 8) * m->sub_per + (in_blk >> shift) - 1] = off - base;
+		}
+		off = record_len(m->names + off, &len) - m->names + len;
+	}
 	return 0;
 }
 
@@ -382,7 +457,9 @@ void kmodel__size(const struct kmodel *m, struct kmodel_size *out)
 	out->token_table = m->token_table_len;
 	out->token_index = sizeof(m->token_index);
 	out->offsets = m->cnt * sizeof(uint32_t);	/* kallsyms_offsets: u32 each */
+	out->submarkers = m->nsub * sizeof(*m->sub);
 	out->toptree = m->tree ? ((1u << m->tree_levels) - 1) * sizeof(uint32_t) : 0;
+	out->keytree = m->keys ? ((1u << m->key_levels) - 1) * sizeof(uint32_t) : 0;
 }
 
 int kmodel__batch_begin(struct kmodel *m)
@@ -392,6 +469,7 @@ int kmodel__batch_begin(struct kmodel *m)
 
 	if (m->batch_refs++)
 		return 0;
+	/* kvmalloc'd in the kernel: ordinary pages */
 	m->batch = malloc(m->cnt * sizeof(*m->batch));
 	if (!m->batch) {
 		m->batch_refs = 0;
@@ -415,6 +493,25 @@ void kmodel__batch_end(struct kmodel *m)
 
 /* ---- lookups (kernel/kallsyms.c) ---- */
 
+/* Records between pos and the nearest marker (or sub-marker) before it. */
+static inline unsigned int walk_mask(const struct kmodel *m, unsigned int flags)
+{
+	if ((flags & KMODEL_SUBMARK) && m->sub)
+		return (1u << m->sub_shift) - 1;
+	return (1u << m->shift) - 1;
+}
+
+/* The offset a walk to pos starts from. */
+static inline uint32_t walk_start(const struct kmodel *m, size_t pos, unsigned int flags)
+{
+	if ((flags & KMODEL_SUBMARK) && m->sub) {
+		size_t blk = pos >> 8, sub = (pos & 0xff) >> m->sub_shift;
+
+		return m->markers[blk] + (sub ? m->sub[blk * m->sub_per + sub - 1] : 0);
+	}
+	return m->markers[pos >> m->shift];
+}
+
 /* The record of position pos: from its marker, skip the records in between. */
 static uint32_t symbol_offset(const struct kmodel *m, size_t pos, unsigned int flags,
 			      uint64_t *skipped)
@@ -425,8 +522,8 @@ static uint32_t symbol_offset(const struct kmodel *m, size_t pos, unsigned int f
 
 	if ((flags & KMODEL_BATCH) && m->batch)
 		return m->batch[pos];
-	p = m->names + m->markers[pos >> m->shift];
-	n = pos & ((1u << m->shift) - 1);
+	p = m->names + walk_start(m, pos, flags);
+	n = pos & walk_mask(m, flags);
 	for (i = 0; i < n; i++) {
 		p = record_len(p, &len);
 		p += len;
@@ -518,21 +615,37 @@ static int compare_at(const struct kmodel *m, size_t i, const char *name, unsign
 	return compare_off(m, symbol_offset(m, seq_at(m, i, flags), flags, skipped), name, flags);
 }
 
-/* Within [mid - w, mid + w] (clamped to [low, high]): the cheapest probe to reach. */
-static size_t near_marker(const struct kmodel *m, size_t low, size_t high, size_t mid)
+/*
+ * Within [mid - w, mid + w] (clamped to [low, high]): the probe whose record is
+ * the fewest records past a marker. Scanning outward from mid keeps the search
+ * as balanced as the choice allows; a probe on a marker ends the scan.
+ */
+static ssize_t near_marker(const struct kmodel *m, ssize_t low, ssize_t high, ssize_t mid,
+			   unsigned int flags)
 {
-	size_t w = m->window, lo = mid - low > w ? mid - w : low, hi = high - mid > w ? mid + w : high;
-	uint32_t mask = (1u << m->shift) - 1, best_cost = ~0u, c;
-	size_t i, best = mid;
+	/* markers are at most 256 apart: the seq's low byte is the distance */
+	unsigned int mask = walk_mask(m, flags), best_cost = ~0u, c;
+	ssize_t d, w = m->window, best = mid;
 
-	for (i = lo; i <= hi && best_cost; i++) {
-		c = seq_at(m, i, KMODEL_UNROLLED) & mask;
-		/* prefer the middle on equal cost: keeps the search balanced */
-		if (c < best_cost || (c == best_cost && (i > mid ? i - mid : mid - i) <
-							 (best > mid ? best - mid : mid - best))) {
-			best_cost = c;
-			best = i;
+	for (d = 0; d <= w; d++) {
+		if (mid - d < low && mid + d > high)
+			break;
+		if (mid - d >= low) {
+			c = m->seqs[3 * (mid - d) + 2] & mask;
+			if (c < best_cost) {
+				best_cost = c;
+				best = mid - d;
+			}
 		}
+		if (d && mid + d <= high) {
+			c = m->seqs[3 * (mid + d) + 2] & mask;
+			if (c < best_cost) {
+				best_cost = c;
+				best = mid + d;
+			}
+		}
+		if (!best_cost)
+			break;
 	}
 	return best;
 }
@@ -551,21 +664,162 @@ static void fill_tree(struct kmodel *m, size_t node, ssize_t low, ssize_t high, 
 	fill_tree(m, 2 * node + 1, mid + 1, high, depth + 1);
 }
 
-int kmodel__set_layout(struct kmodel *m, unsigned int window, unsigned int tree_levels)
+/* Name-order entry i, expanded (no type letter). */
+static void name_at(const struct kmodel *m, ssize_t i, char *buf, size_t room)
 {
-	if (tree_levels > 20)
+	uint64_t skipped = 0;
+
+	expand(m, symbol_offset(m, seq_at(m, i, KMODEL_UNROLLED), 0, &skipped), buf, room);
+}
+
+/*
+ * A search reaches [low, high] only for a name strictly between entries low - 1
+ * and high + 1, so it shares their common prefix: the node keeps that length
+ * and the three bytes after it, which almost always decide the compare.
+ */
+static void fill_keys(struct kmodel *m, size_t node, ssize_t low, ssize_t high,
+		      unsigned int depth)
+{
+	char a[KSYM_LEN], b[KSYM_LEN], s[KSYM_LEN];
+	size_t lcp = 0, j;
+	ssize_t mid;
+	uint32_t key;
+
+	if (low > high || depth >= m->key_levels)
+		return;
+	mid = low + (high - low) / 2;
+	if (low > 0 && high + 1 < (ssize_t)m->cnt) {
+		name_at(m, low - 1, a, sizeof(a));
+		name_at(m, high + 1, b, sizeof(b));
+		while (a[lcp] && a[lcp] == b[lcp] && lcp < 255)
+			lcp++;
+	}
+	name_at(m, mid, s, sizeof(s));
+	key = lcp << 24;
+	for (j = 0; j < 3 && s[lcp + j]; j++)
+		key |= (uint32_t)(unsigned char)s[lcp + j] << (16 - 8 * j);
+	m->keys[node] = key;
+	fill_keys(m, 2 * node, low, mid - 1, depth + 1);
+	fill_keys(m, 2 * node + 1, mid + 1, high, depth + 1);
+}
+
+int kmodel__set_layout(struct kmodel *m, unsigned int window, unsigned int tree_levels,
+		       unsigned int key_levels)
+{
+	if (tree_levels > 20 || key_levels > 20)
 		return -EINVAL;
 	m->window = window;
 	free(m->tree);
+	free(m->keys);
 	m->tree = NULL;
+	m->keys = NULL;
 	m->tree_levels = tree_levels;
-	if (!tree_levels)
-		return 0;
-	m->tree = calloc(1u << tree_levels, sizeof(*m->tree));
-	if (!m->tree)
-		return -ENOMEM;
-	fill_tree(m, 1, 0, m->cnt - 1, 0);
+	m->key_levels = key_levels;
+	if (tree_levels) {
+		m->tree = calloc(1u << tree_levels, sizeof(*m->tree));
+		if (!m->tree)
+			return -ENOMEM;
+		fill_tree(m, 1, 0, m->cnt - 1, 0);
+	}
+	if (key_levels) {
+		m->keys = calloc(1u << key_levels, sizeof(*m->keys));
+		if (!m->keys)
+			return -ENOMEM;
+		fill_keys(m, 1, 0, m->cnt - 1, 0);
+	}
 	return 0;
+}
+
+#define KEY_UNDECIDED 2
+
+/*
+ * A key node against name: < 0 or > 0 decided, 0 equal names, KEY_UNDECIDED
+ * when the three bytes match and neither string ends in them.
+ */
+static int key_cmp(uint32_t key, const char *name)
+{
+	int j;
+
+	name += key >> 24;
+	for (j = 0; j < 3; j++) {
+		unsigned char a = name[j], b = key >> (16 - 8 * j);
+
+		if (a != b)
+			return a < b ? -1 : 1;
+		if (!a)
+			return 0;
+	}
+	return KEY_UNDECIDED;
+}
+
+/* The probe of [low, high]: its middle, or the cheapest to reach near it. */
+static inline ssize_t probe_of(const struct kmodel *m, ssize_t low, ssize_t high,
+			       unsigned int flags)
+{
+	ssize_t mid = low + (high - low) / 2;
+
+	if ((flags & KMODEL_NEARMARK) && m->window)
+		mid = near_marker(m, low, high, mid, flags);
+	return mid;
+}
+
+static inline bool in_tree(const struct kmodel *m, unsigned int flags, unsigned int depth)
+{
+	return (flags & KMODEL_TOPTREE) && m->tree && depth < m->tree_levels;
+}
+
+static inline bool in_keys(const struct kmodel *m, unsigned int flags, unsigned int depth)
+{
+	return (flags & KMODEL_KEYTREE) && m->keys && depth < m->key_levels;
+}
+
+/* The seqs a probe of [low, high] reads: the middle, or NEARMARK's window. */
+static void prefetch_seqs(const struct kmodel *m, ssize_t low, ssize_t high, unsigned int flags)
+{
+	ssize_t mid = low + (high - low) / 2, w = (flags & KMODEL_NEARMARK) ? m->window : 0;
+
+	if (low > high)
+		return;
+	__builtin_prefetch(m->seqs + 3 * (mid - w > low ? mid - w : low));
+	__builtin_prefetch(m->seqs + 3 * mid);
+	__builtin_prefetch(m->seqs + 3 * (high - mid > w ? mid + w : high));
+}
+
+/* The record a probe of [low, high] starts its walk at (its seqs asked a level up). */
+static void prefetch_walk(const struct kmodel *m, ssize_t low, ssize_t high, unsigned int flags,
+			  unsigned int depth, size_t node)
+{
+	uint32_t seq;
+
+	if (low > high || in_keys(m, flags, depth))
+		return;
+	if (in_tree(m, flags, depth)) {
+		__builtin_prefetch(m->names + m->tree[node]);
+		return;
+	}
+	seq = seq_at(m, probe_of(m, low, high, flags), KMODEL_UNROLLED);
+	if ((flags & KMODEL_BATCH) && m->batch)
+		__builtin_prefetch(m->names + m->batch[seq]);
+	else
+		__builtin_prefetch(m->names + walk_start(m, seq, flags));
+}
+
+/*
+ * While probe mid compares, load what the next probe needs whichever way the
+ * compare goes: its walk's start, and the seqs of the probes after it.
+ */
+static void prefetch_next(const struct kmodel *m, ssize_t low, ssize_t mid, ssize_t high,
+			  unsigned int flags, unsigned int depth, size_t node)
+{
+	ssize_t l = low + (mid - 1 - low) / 2, r = mid + 1 + (high - mid - 1) / 2;
+
+	/* grandchildren under the tree's bottom use plain middles as their ranges */
+	prefetch_seqs(m, low, l - 1, flags);
+	prefetch_seqs(m, l + 1, mid - 1, flags);
+	prefetch_seqs(m, mid + 1, r - 1, flags);
+	prefetch_seqs(m, r + 1, high, flags);
+	prefetch_walk(m, low, mid - 1, flags, depth + 1, 2 * node);
+	prefetch_walk(m, mid + 1, high, flags, depth + 1, 2 * node + 1);
 }
 
 int kmodel__lookup_name(const struct kmodel *m, const char *name, unsigned int flags,
@@ -577,15 +831,17 @@ int kmodel__lookup_name(const struct kmodel *m, const char *name, unsigned int f
 	int ret = 1;
 
 	while (low <= high) {
-		mid = low + (high - low) / 2;
-		if ((flags & KMODEL_TOPTREE) && m->tree && depth < m->tree_levels) {
-			/* a top node: its offset is stored, no walk */
-			ret = compare_off(m, m->tree[node], name, flags);
-		} else {
-			if ((flags & KMODEL_NEARMARK) && m->window)
-				mid = near_marker(m, low, high, mid);
-			ret = compare_at(m, mid, name, flags, skipped);
-		}
+		bool top = in_tree(m, flags, depth), key = in_keys(m, flags, depth);
+
+		/* the top nodes are the plain search tree's: their data is stored */
+		mid = top || key ? low + (high - low) / 2 : probe_of(m, low, high, flags);
+		if (flags & KMODEL_PREFETCH)
+			prefetch_next(m, low, mid, high, flags, depth, node);
+		/* a key decides most compares without reading the names stream */
+		ret = key ? key_cmp(m->keys[node], name) : KEY_UNDECIDED;
+		if (ret == KEY_UNDECIDED)
+			ret = top ? compare_off(m, m->tree[node], name, flags)
+				  : compare_at(m, mid, name, flags, skipped);
 		depth++;
 		if (ret > 0) {
 			low = mid + 1;

@@ -41,6 +41,22 @@ enum {
 	 * to and expanding both neighbours. No extra bytes.
 	 */
 	KMODEL_DUPBIT = 1 << 5,
+	/*
+	 * While a probe compares, start loading what either next probe needs:
+	 * the seqs two levels down, the records one level down. No extra bytes.
+	 */
+	KMODEL_PREFETCH = 1 << 6,
+	/*
+	 * Between the 256:1 markers, a u16 offset from the block's marker every
+	 * 2^k records: the series' walk lengths for half its bytes at 16:1.
+	 */
+	KMODEL_SUBMARK = 1 << 7,
+	/*
+	 * The first levels of the search tree as keys: the prefix length every
+	 * name under a node shares, and the node name's next three bytes. Most
+	 * compares there never read the names stream (4 bytes a node).
+	 */
+	KMODEL_KEYTREE = 1 << 8,
 };
 
 struct kmodel_opts {
@@ -57,13 +73,18 @@ void kmodel__free(struct kmodel *m);
 size_t kmodel__cnt(const struct kmodel *m);
 /* Markers at another density, same table: the density sweep rebuilds only these. */
 int kmodel__set_markers(struct kmodel *m, unsigned int shift);
-/* NEARMARK's window and TOPTREE's depth (the tree is rebuilt: call after markers). */
-int kmodel__set_layout(struct kmodel *m, unsigned int window, unsigned int tree_levels);
+/* SUBMARK's density: every 2^shift records (0..7; 8 drops them). Needs 256:1 markers. */
+int kmodel__set_submarkers(struct kmodel *m, unsigned int shift);
+/* NEARMARK's window, TOPTREE's and KEYTREE's depths (rebuilt: call after markers). */
+int kmodel__set_layout(struct kmodel *m, unsigned int window, unsigned int tree_levels,
+		       unsigned int key_levels);
 
 /* Bytes of each part, as .rodata would hold them. */
 struct kmodel_size {
 	size_t names, markers, seqs, token_table, token_index, offsets;
+	size_t submarkers;	/* SUBMARK's u16 offsets */
 	size_t toptree;		/* TOPTREE's node offsets */
+	size_t keytree;		/* KEYTREE's node keys */
 };
 void kmodel__size(const struct kmodel *m, struct kmodel_size *out);
 

@@ -28,11 +28,37 @@ static const unsigned int variants[] = {
 	KMODEL_NEARMARK | KMODEL_TOPTREE | KMODEL_ONTHEFLY | KMODEL_UNROLLED,
 	KMODEL_DUPBIT,
 	KMODEL_DUPBIT | KMODEL_NEARMARK | KMODEL_TOPTREE | KMODEL_ONTHEFLY,
+	KMODEL_SUBMARK | KMODEL_ONTHEFLY,
+	KMODEL_SUBMARK | KMODEL_NEARMARK | KMODEL_PREFETCH,
+	KMODEL_KEYTREE,
+	KMODEL_KEYTREE | KMODEL_TOPTREE | KMODEL_SUBMARK | KMODEL_PREFETCH | KMODEL_ONTHEFLY,
+	KMODEL_KEYTREE | KMODEL_DUPBIT | KMODEL_NEARMARK | KMODEL_BATCH | KMODEL_PREFETCH,
+	KMODEL_PREFETCH | KMODEL_UNROLLED,
 };
+
+/* Every name of the table through the key tree: its nodes are hit by name too. */
+static void check_every_name(struct kmodel *m, unsigned int flags)
+{
+	char name[512], miss[540];
+	size_t i, first, last, n = kmodel__cnt(m);
+	uint64_t addr, skipped = 0;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(kmodel__at(m, i, &addr, name, sizeof(name)), 0);
+		assert_int_equal(kmodel__lookup_name(m, name, flags, &first, &last, &skipped), 0);
+		assert_true(first <= last);
+		snprintf(miss, sizeof(miss), "%s\x7f", name);
+		assert_int_equal(kmodel__lookup_name(m, miss, flags, &first, &last, &skipped),
+				 -ESRCH);
+	}
+}
 
 static void check_file(const char *path)
 {
-	static const unsigned int shifts[] = { 8, 4, 0 };
+	/* u32 markers every 2^shift, u16 sub-markers every 2^sub (8: none) */
+	static const struct {
+		unsigned int shift, sub;
+	} layouts[] = { { 8, 8 }, { 8, 5 }, { 8, 0 }, { 4, 8 }, { 0, 8 } };
 	struct ksym_table *t;
 	struct kmodel *m;
 	size_t n, i, v, k, checked = 0;
@@ -53,9 +79,16 @@ static void check_file(const char *path)
 	assert_true(n > 1000);
 	assert_int_equal(ksym_table__batch_begin(t), 0);
 	assert_int_equal(kmodel__batch_begin(m), 0);
-	for (k = 0; k < sizeof(shifts) / sizeof(shifts[0]); k++) {
-		assert_int_equal(kmodel__set_markers(m, shifts[k]), 0);
-		assert_int_equal(kmodel__set_layout(m, 16, 10), 0);
+	assert_int_equal(kmodel__set_markers(m, 4), 0);
+	assert_int_equal(kmodel__set_submarkers(m, 5), -EINVAL);
+	for (k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+		assert_int_equal(kmodel__set_markers(m, layouts[k].shift), 0);
+		/* sub-markers sit between 256:1 markers only */
+		assert_int_equal(kmodel__set_submarkers(m, layouts[k].sub), 0);
+		assert_int_equal(kmodel__set_layout(m, 16, 10, 10), 0);
+		if (k == 1)
+			check_every_name(m, KMODEL_KEYTREE | KMODEL_SUBMARK | KMODEL_DUPBIT |
+						    KMODEL_ONTHEFLY);
 		for (i = k; i < n; i += 97) {
 			struct ksym ref[64];
 			int nref;
@@ -94,8 +127,8 @@ static void check_file(const char *path)
 	}
 	kmodel__batch_end(m);
 	ksym_table__batch_end(t);
-	print_message("# %s: %zu symbols, %zu names x %zu variants x 3 densities\n", path, n,
-		      checked / 3, sizeof(variants) / sizeof(variants[0]));
+	print_message("# %s: %zu symbols, %zu names x %zu variants x %zu layouts\n", path, n,
+		      checked / k, sizeof(variants) / sizeof(variants[0]), k);
 	kmodel__free(m);
 	ksym_table__free(t);
 }
