@@ -16,7 +16,18 @@
 
 #define ROUNDS_MAX 64
 #define WINDOW 16	/* NEARMARK: probes considered each side of mid */
-#define LEVELS 10	/* TOPTREE: 1023 nodes, 4 KiB */
+/*
+ * TOPTREE and KEYTREE: the levels above ranges of about 128 names, where the
+ * last probes' walks begin: log2(symbols), rounded, - 7 (10 for 93-185k).
+ */
+static unsigned int tree_levels(size_t cnt)
+{
+	unsigned int lg = 0;
+
+	while ((uint64_t)cnt * cnt >= 1ull << (2 * lg + 1))
+		lg++;
+	return lg > 8 ? lg - 7 : 1;
+}
 
 #define SERIES (KMODEL_ONTHEFLY | KMODEL_UNROLLED)
 #define DUP (SERIES | KMODEL_DUPBIT)
@@ -55,6 +66,14 @@ static struct variant variants[] = {
 	{ "ours: the series + prefetch", 4, 8, SERIES | KMODEL_PREFETCH, true },
 };
 #define NVAR (sizeof(variants) / sizeof(variants[0]))
+
+/*
+ * Working sets: names drawn from a fixed random set of this many (0: the
+ * whole table). Small sets keep their probes' data cached, as a table that
+ * fits the caches would; the series' machine had one.
+ */
+static const size_t pools[] = { 16, 256, 4096, 0 };
+#define NPOOL (sizeof(pools) / sizeof(pools[0]))
 
 struct work {
 	char (*hits)[512];
@@ -124,8 +143,8 @@ static int apply(struct kmodel *m, const struct variant *v)
 		err = kmodel__set_submarkers(m, v->sub);
 	if (!err)
 		err = kmodel__set_layout(m, v->flags & KMODEL_NEARMARK ? WINDOW : 0,
-					 v->flags & KMODEL_TOPTREE ? LEVELS : 0,
-					 v->flags & KMODEL_KEYTREE ? LEVELS : 0);
+					 v->flags & KMODEL_TOPTREE ? tree_levels(kmodel__cnt(m)) : 0,
+					 v->flags & KMODEL_KEYTREE ? tree_levels(kmodel__cnt(m)) : 0);
 	if (!err && (v->flags & KMODEL_BATCH))
 		err = kmodel__batch_begin(m);
 	return err;
@@ -203,8 +222,7 @@ int bench__kernel_model(const char *path, int rounds, size_t lookups, enum repor
 	struct ksym_table *t;
 	struct kmodel *m;
 	struct work w = {};
-	static const size_t pools[] = { 1024, 16384, 0 };
-	static struct variant sweep[9], sweep16[8], ws[3][2];
+	static struct variant sweep[9], sweep16[8], ws[NPOOL][NVAR];
 	uint64_t t0, addr;
 	double walk_ns, batch_ms;
 	long base;
@@ -265,12 +283,11 @@ int bench__kernel_model(const char *path, int rounds, size_t lookups, enum repor
 	if (measure_all(m, sweep, 9, &w, rounds, base) ||
 	    measure_all(m, sweep16, 8, &w, rounds, base))
 		goto out;
-	/* the series' speedup over the baseline as the working set grows */
-	for (k = 0; k < 3; k++) {
-		ws[k][0] = variants[V_BASE];
-		ws[k][1] = variants[V_SERIES];
+	/* every variant's speedup over the baseline as the working set grows */
+	for (k = 0; k < (int)NPOOL; k++) {
+		memcpy(ws[k], variants, sizeof(variants));
 		if (make_work(m, &w, lookups, pools[k]) ||
-		    measure_all(m, ws[k], 2, &w, rounds, base))
+		    measure_all(m, ws[k], NVAR, &w, rounds, base))
 			goto out;
 	}
 
@@ -297,9 +314,12 @@ int bench__kernel_model(const char *path, int rounds, size_t lookups, enum repor
 			printf("}");
 		}
 		printf("],\"working_sets\":[");
-		for (k = 0; k < 3; k++)
-			printf("%s{\"names\":%zu,\"baseline_hit_ns\":%.1f,\"series_hit_ns\":%.1f}",
-			       k ? "," : "", pools[k] ? pools[k] : n, ws[k][0].hit_ns, ws[k][1].hit_ns);
+		for (k = 0; k < (int)NPOOL; k++) {
+			printf("%s{\"names\":%zu,\"hit_ns\":[", k ? "," : "", pools[k] ? pools[k] : n);
+			for (i = 0; i < NVAR; i++)
+				printf("%s%.1f", i ? "," : "", ws[k][i].hit_ns);
+			printf("]}");
+		}
 		printf("]}\n");
 	} else {
 		printf("%-36s %9s %9s %9s %10s %10s %9s %s\n", "variant", "hit ns", "miss ns",
@@ -327,11 +347,18 @@ int bench__kernel_model(const char *path, int rounds, size_t lookups, enum repor
 				printf("against %s never faster here%s", i ? "16:1" : "256:1",
 				       i ? "\n" : ", ");
 		}
-		printf("baseline / series speedup by working set (hits):");
-		for (k = 0; k < 3; k++)
-			printf("%s %zu names %.2fx", k ? "," : "", pools[k] ? pools[k] : n,
-			       ws[k][0].hit_ns / ws[k][1].hit_ns);
-		printf("\n\ndensity sweep (series lookup: on-the-fly compare, unrolled seq), a marker "
+		printf("\nspeedup over the baseline (hits), names drawn from a random set of:\n%-36s",
+		       "variant");
+		for (k = 0; k < (int)NPOOL; k++)
+			printf(" %8zu", pools[k] ? pools[k] : n);
+		printf("\n");
+		for (i = 0; i < NVAR; i++) {
+			printf("%-36s", variants[i].name);
+			for (k = 0; k < (int)NPOOL; k++)
+				printf(" %7.2fx", ws[k][V_BASE].hit_ns / ws[k][i].hit_ns);
+			printf("\n");
+		}
+		printf("\ndensity sweep (series lookup: on-the-fly compare, unrolled seq), a marker "
 		       "every 2^k records,\nas the series' u32 markers or as our u16 sub-markers "
 		       "between the 256:1 ones:\n"
 		       "%4s %10s %10s %9s %10s %9s\n", "k", "u32 hit ns", "hit skips", "+bytes",

@@ -41,7 +41,7 @@ struct kmodel {
 	uint32_t *batch;		/* transient: record offset per position */
 	int batch_refs;
 	unsigned int window;		/* NEARMARK */
-	uint32_t *tree;			/* TOPTREE: offsets by heap node id (1-based) */
+	unsigned char *tree;		/* TOPTREE: 3-byte offsets by heap node id (1-based) */
 	unsigned int tree_levels;
 	uint32_t *keys;			/* KEYTREE: lcp << 24 | next 3 name bytes */
 	unsigned int key_levels;
@@ -458,7 +458,7 @@ void kmodel__size(const struct kmodel *m, struct kmodel_size *out)
 	out->token_index = sizeof(m->token_index);
 	out->offsets = m->cnt * sizeof(uint32_t);	/* kallsyms_offsets: u32 each */
 	out->submarkers = m->nsub * sizeof(*m->sub);
-	out->toptree = m->tree ? ((1u << m->tree_levels) - 1) * sizeof(uint32_t) : 0;
+	out->toptree = m->tree ? ((1u << m->tree_levels) - 1) * 3 : 0;
 	out->keytree = m->keys ? ((1u << m->key_levels) - 1) * sizeof(uint32_t) : 0;
 }
 
@@ -655,11 +655,15 @@ static void fill_tree(struct kmodel *m, size_t node, ssize_t low, ssize_t high, 
 {
 	ssize_t mid;
 	uint64_t skipped = 0;
+	uint32_t off;
 
 	if (low > high || depth >= m->tree_levels)
 		return;
 	mid = low + (high - low) / 2;
-	m->tree[node] = symbol_offset(m, seq_at(m, mid, KMODEL_UNROLLED), 0, &skipped);
+	off = symbol_offset(m, seq_at(m, mid, KMODEL_UNROLLED), 0, &skipped);
+	m->tree[3 * node] = off >> 16;
+	m->tree[3 * node + 1] = off >> 8;
+	m->tree[3 * node + 2] = off;
 	fill_tree(m, 2 * node, low, mid - 1, depth + 1);
 	fill_tree(m, 2 * node + 1, mid + 1, high, depth + 1);
 }
@@ -716,7 +720,10 @@ int kmodel__set_layout(struct kmodel *m, unsigned int window, unsigned int tree_
 	m->tree_levels = tree_levels;
 	m->key_levels = key_levels;
 	if (tree_levels) {
-		m->tree = calloc(1u << tree_levels, sizeof(*m->tree));
+		/* offsets into a names stream under 16 MiB: 3 bytes, as seqs are */
+		if (m->names_len >= 1u << 24)
+			return -E2BIG;
+		m->tree = calloc(1u << tree_levels, 3);
 		if (!m->tree)
 			return -ENOMEM;
 		fill_tree(m, 1, 0, m->cnt - 1, 0);
@@ -763,6 +770,13 @@ static inline ssize_t probe_of(const struct kmodel *m, ssize_t low, ssize_t high
 	return mid;
 }
 
+static inline uint32_t tree_off(const struct kmodel *m, size_t node)
+{
+	const unsigned char *p = m->tree + 3 * node;
+
+	return (p[0] << 16) | (p[1] << 8) | p[2];
+}
+
 static inline bool in_tree(const struct kmodel *m, unsigned int flags, unsigned int depth)
 {
 	return (flags & KMODEL_TOPTREE) && m->tree && depth < m->tree_levels;
@@ -794,7 +808,7 @@ static void prefetch_walk(const struct kmodel *m, ssize_t low, ssize_t high, uns
 	if (low > high || in_keys(m, flags, depth))
 		return;
 	if (in_tree(m, flags, depth)) {
-		__builtin_prefetch(m->names + m->tree[node]);
+		__builtin_prefetch(m->names + tree_off(m, node));
 		return;
 	}
 	seq = seq_at(m, probe_of(m, low, high, flags), KMODEL_UNROLLED);
@@ -840,7 +854,7 @@ int kmodel__lookup_name(const struct kmodel *m, const char *name, unsigned int f
 		/* a key decides most compares without reading the names stream */
 		ret = key ? key_cmp(m->keys[node], name) : KEY_UNDECIDED;
 		if (ret == KEY_UNDECIDED)
-			ret = top ? compare_off(m, m->tree[node], name, flags)
+			ret = top ? compare_off(m, tree_off(m, node), name, flags)
 				  : compare_at(m, mid, name, flags, skipped);
 		depth++;
 		if (ret > 0) {

@@ -31,7 +31,7 @@ enum {
 	 * NEARMARK picks, within +-window of mid, the one whose record sits
 	 * closest after a marker (reading 3-byte seqs instead of walking records;
 	 * no extra bytes). TOPTREE keeps the record offsets of the first levels of
-	 * the search tree, which every lookup walks through (4 bytes a node).
+	 * the search tree, which every lookup walks through (3 bytes a node).
 	 */
 	KMODEL_NEARMARK = 1 << 3,
 	KMODEL_TOPTREE = 1 << 4,
