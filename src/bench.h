@@ -27,5 +27,7 @@ int bench__kernel_model(const char *path, int rounds, size_t lookups, enum repor
 /* Hidden helper: load path as the bench does and print this process's peak RSS
  * in KiB (ref: with the reference method). Runs in a fresh process. */
 int bench__rss_probe(const char *path, bool ref);
+/* One cold resolve ("raw" read, "full" table, "list" of names) in this fresh process. */
+int bench__cold_probe(const char *path, const char *mode, const char *names_file);
 
 #endif

@@ -218,7 +218,10 @@ void ksym_table__free(struct ksym_table *t)
 	free(t->by_addr);
 	free(t->ents);
 	free(t->mods);
-	free(t->buf);
+	if (t->buf_map_len)
+		munmap(t->buf, t->buf_map_len);
+	else
+		free(t->buf);
 	free(t);
 }
 

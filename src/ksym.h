@@ -81,6 +81,14 @@ struct ksym_parse_opts {
 	 */
 	const char *const *prefixes;
 	size_t prefix_cnt;
+	/*
+	 * And (or alone) these exact names ("mod:name" keeps every "name"): a
+	 * list resolved once needs no index over the whole table, only a lookup
+	 * of each line's name in a small set of its own, as ftrace_lookup_symbols()
+	 * does in the kernel.
+	 */
+	const char *const *names;
+	size_t name_cnt;
 };
 
 /* Read a whole file (works for procfs/tracefs files that report size 0). */

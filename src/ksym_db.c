@@ -31,6 +31,8 @@ struct ksym_db {
 	bool probe;			/* funcs are candidates, not all traceable */
 	char **prefixes;		/* what the patterns can match (a partial table) */
 	size_t prefix_cnt, own_prefixes;
+	const char **names;		/* the patterns without wildcards */
+	size_t name_cnt;
 	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
 	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
 	bool bounds_known;
@@ -106,6 +108,7 @@ void ksym_db__free(struct ksym_db *db)
 	for (i = 0; i < db->own_prefixes; i++)
 		free(db->prefixes[i]);
 	free(db->prefixes);
+	free(db->names);
 	free(db);
 }
 
@@ -233,18 +236,23 @@ bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 
 /* Timed read + parse of one file. */
 static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
-			  bool text_only, bool index, const char *const *prefixes,
-			  size_t prefix_cnt, struct ksym_table **out)
+			  bool text_only, bool index, const struct ksym_parse_opts *filter,
+			  struct ksym_table **out)
 {
 	struct ksym_parse_stats st;
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
-				      .index = index, .prefixes = prefixes,
-				      .prefix_cnt = prefix_cnt };
+				      .index = index };
 	uint64_t t0 = now_ns(), t1;
 	size_t len;
 	char *buf;
 	int err;
 
+	if (filter) {
+		po.prefixes = filter->prefixes;
+		po.prefix_cnt = filter->prefix_cnt;
+		po.names = filter->names;
+		po.name_cnt = filter->name_cnt;
+	}
 	err = ksym__read_file(path, &buf, &len);
 	t1 = now_ns();
 	db->phase_ns[KSYM_PH_READ] += t1 - t0;
@@ -277,7 +285,7 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
 		     bool index, struct ksym_table **out)
 {
-	return load_file_only(db, fmt, path, text_only, index, NULL, 0, out);
+	return load_file_only(db, fmt, path, text_only, index, NULL, out);
 }
 
 /* Cache lookup, timed as reading; a bad file is reported and left to be replaced. */
@@ -529,38 +537,52 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 }
 
 /*
- * What the patterns can match, as name prefixes (prefix_cnt 0: anything), plus
- * the symbols the kcore check itself looks up: text bounds and trampolines.
+ * What the patterns can match: exact names for those without wildcards, name
+ * prefixes for the others (nothing at all: anything), plus the symbols the
+ * kcore check itself looks up: text bounds and trampolines.
  */
-static int pattern_prefixes(struct ksym_db *db)
+static int pattern_filter(struct ksym_db *db)
 {
 	static const char *const own[] = { "_stext", "_etext", "_sinittext", "_einittext",
 					   "ftrace_", "bpf_trampoline_" };
 	const size_t n_own = sizeof(own) / sizeof(own[0]);
-	size_t i, n = db->opts.pattern_cnt;
+	size_t i, n = db->opts.pattern_cnt, globs = 0;
 
-	/* past a few dozen, filtering costs more per line than it saves */
-	if (!n || n > 64)
-		return 0;
-	db->prefixes = calloc(n + n_own, sizeof(*db->prefixes));
-	if (!db->prefixes)
-		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const char *g = db->opts.patterns[i], *colon = strchr(g, ':');
-		size_t len;
 
 		g = colon ? colon + 1 : g;
-		len = strcspn(g, "*?[");
-		if (!len)
-			return 0;	/* a leading wildcard: no prefix to go by */
-		db->prefixes[i] = strndup(g, len);
-		if (!db->prefixes[i])
+		if (!g[strcspn(g, "*?[")])
+			continue;
+		/* a leading wildcard: no prefix to go by */
+		if (!strcspn(g, "*?["))
+			return 0;
+		globs++;
+	}
+	/* past a few dozen prefixes, filtering costs more per line than it saves */
+	if (!n || globs > 64)
+		return 0;
+	db->prefixes = calloc(globs + n_own, sizeof(*db->prefixes));
+	db->names = calloc(n - globs + 1, sizeof(*db->names));
+	if (!db->prefixes || !db->names)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *p = db->opts.patterns[i], *colon = strchr(p, ':');
+		const char *g = colon ? colon + 1 : p;
+		size_t len = strcspn(g, "*?[");
+
+		if (!g[len]) {
+			db->names[db->name_cnt++] = p;
+			continue;
+		}
+		db->prefixes[db->own_prefixes] = strndup(g, len);
+		if (!db->prefixes[db->own_prefixes])
 			return -ENOMEM;
-		db->own_prefixes = i + 1;
+		db->own_prefixes++;
 	}
 	for (i = 0; i < n_own; i++)
-		db->prefixes[n + i] = (char *)own[i];
-	db->prefix_cnt = n + n_own;
+		db->prefixes[globs + i] = (char *)own[i];
+	db->prefix_cnt = globs + n_own;
 	return 0;
 }
 
@@ -612,11 +634,18 @@ static int kallsyms_funcs(struct ksym_db *db)
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
-	err = pattern_prefixes(db);
-	if (!err)
+	err = pattern_filter(db);
+	if (!err) {
+		struct ksym_parse_opts filter = {
+			.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
+			.prefix_cnt = db->prefix_cnt,
+			.names = db->name_cnt ? db->names : NULL,
+			.name_cnt = db->name_cnt,
+		};
+
 		err = load_file_only(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false,
-				     db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
-				     db->prefix_cnt, &db->funcs);
+				     &filter, &db->funcs);
+	}
 	if (!err && key.boot_id[0])
 		cache_put(db, "funcs", &key, db->funcs, true, db->prefix_cnt != 0);
 	return err;

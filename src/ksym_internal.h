@@ -68,6 +68,7 @@ struct ksym_table {
 	/* a cache file mapped read-only: everything above points into it */
 	void *map;
 	size_t map_len;
+	size_t buf_map_len;	/* buf is a mapping of this length, not malloc()ed */
 };
 
 static inline const char *ksym_ent_name(const struct ksym_table *t, const struct ksym_ent *e)
@@ -97,10 +98,9 @@ static inline uint32_t ksym_addr_idx(const struct ksym_table *t, size_t i)
  * power-of-two table uses the low bits, and kernel names share long prefixes.
  * (Byte-at-a-time FNV cost a third of a lookup.)
  */
-static inline uint32_t ksym_hash(const char *s)
+static inline uint32_t ksym_hash_len(const char *s, size_t len)
 {
 	const uint64_t K = 0xff51afd7ed558ccdull;
-	size_t len = strlen(s);
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
 
 	for (; len >= 8; s += 8, len -= 8) {
@@ -114,6 +114,11 @@ static inline uint32_t ksym_hash(const char *s)
 	h ^= h >> 29;
 	h *= 0xc4ceb9fe1a85ec53ull;
 	return (uint32_t)(h ^ (h >> 32));
+}
+
+static inline uint32_t ksym_hash(const char *s)
+{
+	return ksym_hash_len(s, strlen(s));
 }
 
 /*

@@ -62,6 +62,7 @@ static struct env {
 	size_t lookups;
 	const char *rss_probe;
 	bool rss_probe_ref;
+	const char *cold_probe, *cold_names;
 } env = {
 	.top = 20,
 };
@@ -95,6 +96,8 @@ enum {
 	OPT_LOOKUPS,
 	OPT_RSS_PROBE,
 	OPT_RSS_PROBE_REF,
+	OPT_COLD_PROBE,
+	OPT_COLD_NAMES,
 	OPT_LINK_PER_FUNC,
 	OPT_BATCH,
 	OPT_COMPARE,
@@ -141,6 +144,8 @@ static const struct argp_option opts[] = {
 						     "lookup series' variants, rebuilt from FILE", 2 },
 	{ "rss-probe", OPT_RSS_PROBE, "FILE", OPTION_HIDDEN, "bench helper", 2 },
 	{ "rss-probe-ref", OPT_RSS_PROBE_REF, "FILE", OPTION_HIDDEN, "bench helper", 2 },
+	{ "cold-probe", OPT_COLD_PROBE, "MODE", OPTION_HIDDEN, "bench helper", 2 },
+	{ "cold-names", OPT_COLD_NAMES, "FILE", OPTION_HIDDEN, "bench helper", 2 },
 	{ "verbose", 'v', NULL, 0, "Verbose output, including libbpf's log", 2 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 2 },
 	{},
@@ -266,6 +271,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_RSS_PROBE: env.rss_probe = arg; break;
 	case OPT_RSS_PROBE_REF: env.rss_probe = arg; env.rss_probe_ref = true; break;
+	case OPT_COLD_PROBE: env.cold_probe = arg; break;
+	case OPT_COLD_NAMES: env.cold_names = arg; break;
 	case 'v':
 		env.verbose = true;
 		break;
@@ -451,6 +458,9 @@ int main(int argc, char **argv)
 
 		if (env.rss_probe)
 			return bench__rss_probe(env.rss_probe, env.rss_probe_ref);
+		if (env.cold_probe)
+			return env.arg_cnt == 1 && env.cold_names ?
+				       bench__cold_probe(env.args[0], env.cold_probe, env.cold_names) : 1;
 		if (env.kernel_model) {
 			int rc = 0;
 			size_t i;

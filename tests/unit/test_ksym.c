@@ -370,6 +370,53 @@ static void test_prefixes(void **state)
 	ksym_table__free(t);
 }
 
+/* Exact names kept while parsing: "mod:name" keeps every name, duplicates all kept. */
+static void test_names(void **state)
+{
+	static const char *const names[] = { "vfs_read", "9p:v9fs_set_super", "missing", "dup" };
+	static const char *const pre[] = { "ext4_" };
+	struct ksym_parse_opts o = { .sz = sizeof(o), .stats = &st, .names = names,
+				     .name_cnt = 4 };
+	const char *text = "ffffffff81000000 T _stext\n"
+			   "ffffffff81000110 T vfs_read\n"
+			   "ffffffff81000120 T vfs_readv\n"
+			   "ffffffff81000130 T vfs_rea\n"
+			   "ffffffff81000200 t dup\n"
+			   "ffffffff81000300 t dup\n"
+			   "ffffffff81000400 t ext4_sync\n"
+			   "ffffffffc0001000 t dup\t[9p]\n"
+			   "ffffffffc0001040 T v9fs_set_super\t[9p]\n"
+			   "ffffffffc0001080 T v9fs_set_super\t[other]\n";
+	struct ksym_table *t;
+	struct ksym k[4];
+	char *buf;
+
+	(void)state;
+	buf = strdup(text);
+	assert_non_null(buf);
+	t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, strlen(text), &o);
+	assert_non_null(t);
+	/* vfs_read, dup x3, v9fs_set_super x2: not its prefix, not its extension */
+	assert_int_equal(ksym_table__cnt(t), 6);
+	assert_int_equal(ksym_table__find(t, "vfs_read", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "vfs_readv", NULL, k, 4), 0);
+	assert_int_equal(ksym_table__find(t, "vfs_rea", NULL, k, 4), 0);
+	assert_int_equal(ksym_table__find(t, "dup", NULL, k, 4), 3);
+	assert_int_equal(ksym_table__find(t, "9p:v9fs_set_super", NULL, k, 4), 1);
+	assert_int_equal(ksym_table__find(t, "ext4_sync", NULL, k, 4), 0);
+	ksym_table__free(t);
+	/* with prefixes: either keeps a line */
+	o.prefixes = pre;
+	o.prefix_cnt = 1;
+	buf = strdup(text);
+	assert_non_null(buf);
+	t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, strlen(text), &o);
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 7);
+	assert_int_equal(ksym_table__find(t, "ext4_sync", NULL, k, 4), 1);
+	ksym_table__free(t);
+}
+
 /* ftrace call sites as the kernel text holds them (bytes seen in the 6.12 guest). */
 static void test_ftrace_site(void **state)
 {
@@ -426,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_ftrace_site),
 		cmocka_unit_test(test_prefixes),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests_name("ksym", tests, NULL, NULL);
