@@ -210,6 +210,31 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 				    const struct ksym_cache_key *key);
 int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache_key *key,
 		      const struct ksym_table *t);
+/*
+ * The key of a table that holds only a list's names (parsed with
+ * ksym_parse_opts.names): base's, with a hash of the list (in its order) added
+ * to the source, so that the table answers only that list. An agent that
+ * restarts resolves the same names each time; their table is a fraction of the
+ * whole one to check and map.
+ */
+void ksym_cache__list_key(struct ksym_cache_key *key, const struct ksym_cache_key *base,
+			  const char *const *names, size_t n);
+
+/*
+ * A list's answers (what ksym_table__find_many() gave it; a NULL name: not
+ * found) stored in list order, with each query as asked. Loading them for the
+ * same list, name for name (any other list: ESTALE), fills out[] as the lookups
+ * did: no table is built or mapped, nothing is looked up. The names and modules
+ * in out[] live until ksym_answers__free(). Other errors as ksym_cache__load().
+ */
+struct ksym_answers;
+
+int ksym_cache__store_answers(const char *dir, const char *name, const struct ksym_cache_key *key,
+			      const char *const *names, size_t n, const struct ksym *answers);
+struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
+					      const struct ksym_cache_key *key,
+					      const char *const *names, size_t n, struct ksym *out);
+void ksym_answers__free(struct ksym_answers *a);
 
 /*
  * The kernel's symbols, as a tracer needs them: the sources chosen, read once,

@@ -5,6 +5,7 @@
  * an open, an mmap and one checksum pass, no parsing.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,25 @@ int ksym_cache__live_key(struct ksym_cache_key *key, const char *source)
 	return 0;
 }
 
+void ksym_cache__list_key(struct ksym_cache_key *key, const struct ksym_cache_key *base,
+			  const char *const *names, size_t n)
+{
+	uint64_t h = fmix64(n);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *c;
+
+		/* names end in NUL: "ab","c" and "a","bc" differ */
+		for (c = names[i]; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		h = fmix64(h ^ 0xff);
+	}
+	*key = *base;
+	snprintf(key->source, sizeof(key->source), "%.40s list %016llx", base->source,
+		 (unsigned long long)h);
+}
+
 static bool key_eq(const struct ksym_cache_key *a, const struct ksym_cache_key *b)
 {
 	return !strncmp(a->boot_id, b->boot_id, sizeof(a->boot_id)) &&
@@ -198,34 +218,47 @@ static bool valid(const struct ksym_table *t, uint64_t nslots)
 	return !bad;
 }
 
+/*
+ * dir/name mapped read-only if it is a regular file of ours, closed to others
+ * and at least min bytes long; NULL with errno (EPERM, EBADMSG, ENOENT...).
+ */
+static char *map_file(const char *dir, const char *name, size_t min, struct stat *st)
+{
+	char path[512], *map;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return bad(NULL, 0, errno == ELOOP ? EPERM : errno), NULL;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+	    (st->st_mode & 0077)) {
+		close(fd);
+		return bad(NULL, 0, EPERM), NULL;
+	}
+	if ((size_t)st->st_size < min) {
+		close(fd);
+		return bad(NULL, 0, EBADMSG), NULL;
+	}
+	map = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return bad(NULL, 0, errno), NULL;
+	return map;
+}
+
 struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 				    const struct ksym_cache_key *key)
 {
 	size_t ents_len, mods_len, slots_len, dups_len, order_len, need;
 	const struct cache_hdr *h;
 	struct ksym_table *t;
-	char path[512];
 	struct stat st;
 	char *p, *map;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return bad(NULL, 0, errno == ELOOP ? EPERM : errno);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 0077)) {
-		close(fd);
-		return bad(NULL, 0, EPERM);
-	}
-	if ((size_t)st.st_size < sizeof(*h)) {
-		close(fd);
-		return bad(NULL, 0, EBADMSG);
-	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return bad(NULL, 0, errno);
+	map = map_file(dir, name, sizeof(*h), &st);
+	if (!map)
+		return NULL;
 	h = (const struct cache_hdr *)map;
 	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->version != CACHE_VERSION ||
 	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != hdr_sum(h))
@@ -420,4 +453,183 @@ out:
 	free(c.mods);
 	free(pay);
 	return err;
+}
+
+/*
+ * Answers: a list's lookups as a later run of the same list wants them back, in
+ * list order, each with the query as asked (a run with another list, even the
+ * same names reordered, does not match). A warm start of an agent that
+ * resolves the same names each time then maps a few hundred KiB and compares
+ * strings: no table, no lookup.
+ */
+#define ANSWERS_MAGIC "KSYMANS1"
+#define ANSWERS_VERSION 1
+#define NO_OFF UINT32_MAX
+
+struct answers_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t rec_size;
+	struct ksym_cache_key key;
+	uint64_t n, buf_len;
+	uint64_t payload_sum;
+	uint64_t hdr_sum;
+};
+
+struct answer_rec {
+	uint64_t addr;
+	uint64_t size;
+	uint32_t query;		/* offset of the name as asked */
+	uint32_t module;	/* offset of its module's name, NO_OFF: vmlinux */
+	uint32_t flags;		/* KSYM_F_*; NO_OFF: not found */
+	char type;
+	char pad[3];
+};
+
+struct ksym_answers {
+	void *map;
+	size_t len;
+};
+
+static uint64_t answers_hdr_sum(const struct answers_hdr *h)
+{
+	return sum64(h, offsetof(struct answers_hdr, hdr_sum));
+}
+
+int ksym_cache__store_answers(const char *dir, const char *name, const struct ksym_cache_key *key,
+			      const char *const *names, size_t n, const struct ksym *answers)
+{
+	struct answers_hdr h = {};
+	struct answer_rec *rec;
+	size_t blen = 1, i, total, off;
+	char path[512], tmp[520], *pay, *buf;
+	int fd, err;
+
+	err = check_dir(dir);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		blen += strlen(names[i]) + 1 +
+			(answers[i].name && answers[i].module ? strlen(answers[i].module) + 1 : 0);
+	if (blen > UINT32_MAX || n > UINT32_MAX)
+		return -E2BIG;
+	total = n * sizeof(*rec) + align8(blen);
+	pay = calloc(1, total ? total : 1);
+	if (!pay)
+		return -ENOMEM;
+	rec = (struct answer_rec *)pay;
+	buf = pay + n * sizeof(*rec);
+	for (i = 0, off = 0; i < n; i++) {
+		const struct ksym *a = &answers[i];
+
+		rec[i].query = off;
+		memcpy(buf + off, names[i], strlen(names[i]) + 1);
+		off += strlen(names[i]) + 1;
+		rec[i].module = NO_OFF;
+		rec[i].flags = NO_OFF;
+		if (!a->name)
+			continue;
+		rec[i].addr = a->addr;
+		rec[i].size = a->size;
+		rec[i].flags = a->flags;
+		rec[i].type = a->type;
+		if (a->module) {
+			rec[i].module = off;
+			memcpy(buf + off, a->module, strlen(a->module) + 1);
+			off += strlen(a->module) + 1;
+		}
+	}
+	memcpy(h.magic, ANSWERS_MAGIC, 8);
+	h.version = ANSWERS_VERSION;
+	h.rec_size = sizeof(*rec);
+	h.key = *key;
+	h.n = n;
+	h.buf_len = align8(blen);
+	h.payload_sum = sum64(pay, total);
+	h.hdr_sum = answers_hdr_sum(&h);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+	fd = mkstemp(tmp);
+	err = fd < 0 ? -errno : fchmod(fd, 0600) ? -errno : 0;
+	if (!err)
+		err = write_all(fd, &h, sizeof(h));
+	if (!err)
+		err = write_all(fd, pay, total);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err && fd >= 0)
+		unlink(tmp);
+	free(pay);
+	return err;
+}
+
+struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
+					      const struct ksym_cache_key *key,
+					      const char *const *names, size_t n, struct ksym *out)
+{
+	const struct answers_hdr *h;
+	const struct answer_rec *rec;
+	struct ksym_answers *a;
+	const char *buf;
+	struct stat st;
+	char *map;
+	size_t i;
+
+	map = map_file(dir, name, sizeof(*h), &st);
+	if (!map)
+		return NULL;
+	h = (const struct answers_hdr *)map;
+	if (memcmp(h->magic, ANSWERS_MAGIC, 8) || h->version != ANSWERS_VERSION ||
+	    h->rec_size != sizeof(*rec) || h->hdr_sum != answers_hdr_sum(h))
+		return bad(map, st.st_size, EBADMSG), NULL;
+	if (!key_eq(&h->key, key) || h->n != n)
+		return bad(map, st.st_size, ESTALE), NULL;
+	if (h->buf_len > UINT32_MAX || !h->buf_len || h->n > UINT32_MAX ||
+	    sizeof(*h) + h->n * sizeof(*rec) + h->buf_len != (size_t)st.st_size ||
+	    sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
+		return bad(map, st.st_size, EBADMSG), NULL;
+	rec = (const struct answer_rec *)(map + sizeof(*h));
+	buf = map + sizeof(*h) + n * sizeof(*rec);
+	if (buf[h->buf_len - 1])
+		return bad(map, st.st_size, EBADMSG), NULL;
+	for (i = 0; i < n; i++) {
+		const struct answer_rec *r = &rec[i];
+		const char *q, *colon;
+
+		if (r->query >= h->buf_len || (r->module != NO_OFF && r->module >= h->buf_len))
+			return bad(map, st.st_size, EBADMSG), NULL;
+		q = buf + r->query;
+		/* the same list, name for name */
+		if (strcmp(q, names[i]))
+			return bad(map, st.st_size, ESTALE), NULL;
+		memset(&out[i], 0, sizeof(out[i]));
+		if (r->flags == NO_OFF)
+			continue;
+		colon = strchr(q, ':');
+		out[i].addr = r->addr;
+		out[i].size = r->size;
+		out[i].name = colon ? colon + 1 : q;
+		out[i].module = r->module == NO_OFF ? NULL : buf + r->module;
+		out[i].type = r->type;
+		out[i].flags = r->flags;
+	}
+	a = malloc(sizeof(*a));
+	if (!a)
+		return bad(map, st.st_size, ENOMEM), NULL;
+	a->map = map;
+	a->len = st.st_size;
+	return a;
+}
+
+void ksym_answers__free(struct ksym_answers *a)
+{
+	if (!a)
+		return;
+	munmap(a->map, a->len);
+	free(a);
 }

@@ -19,7 +19,44 @@ static void __attribute__((destructor)) cleanup(void)
 		return;
 	snprintf(path, sizeof(path), "%s/c", dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	unlink(path);
 	rmdir(dir);
+}
+
+/* The same bytes as a list's answers: header fixed likewise, a two-name list. */
+static void answers(const struct ksym_cache_key *key, const uint8_t *data, size_t size)
+{
+	static const char *const names[] = { "vfs_read", "dup" };
+	struct answers_hdr h;
+	struct ksym_answers *a;
+	struct ksym out[2];
+	char path[128], *buf;
+	int fd;
+
+	if (size < sizeof(h) || !(buf = malloc(size)))
+		return;
+	memcpy(buf, data, size);
+	memcpy(&h, buf, sizeof(h));
+	memcpy(h.magic, ANSWERS_MAGIC, 8);
+	h.version = ANSWERS_VERSION;
+	h.rec_size = sizeof(struct answer_rec);
+	h.key = *key;
+	h.n = 2;
+	h.payload_sum = sum64(buf + sizeof(h), size - sizeof(h));
+	h.hdr_sum = answers_hdr_sum(&h);
+	memcpy(buf, &h, sizeof(h));
+	snprintf(path, sizeof(path), "%s/a", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write_all(fd, buf, size))
+		abort();
+	close(fd);
+	free(buf);
+	a = ksym_cache__load_answers(dir, "a", key, names, 2, out);
+	if (a && ((out[0].name && strcmp(out[0].name, "vfs_read")) ||
+		  (out[1].name && strcmp(out[1].name, "dup"))))
+		abort();	/* an answer for another name */
+	ksym_answers__free(a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,11 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 	int fd;
 
-	if (size < sizeof(h))
-		return 0;
 	/* once: mkdtemp's own random name may well start with an 'X' */
 	if (!made && !(made = mkdtemp(dir)))
 		abort();
+	answers(&key, data, size);
+	if (size < sizeof(h))
+		return 0;
 	buf = malloc(size);
 	if (!buf)
 		return 0;

@@ -86,7 +86,7 @@ err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1
 # The benchmarks run and measure what they claim (short runs on captured data).
 "$K" bench "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/bench.json" 2> "$tmp/bench.err"
 is "$?:$(json 'my ($i) = @{$j->{inputs}}; print scalar @{$i->{rows}}, ",", $i->{symbols}' "$tmp/bench.json")" \
-	"0:14,$(wc -l < "$D/6.1/kallsyms")" "bench: every row, every symbol of the file"
+	"0:15,$(wc -l < "$D/6.1/kallsyms")" "bench: every row, every symbol of the file"
 "$K" bench --kernel-model --kallsyms "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/model.json"
 is "$?:$(json 'print scalar @{$j->{variants}}, ",", scalar @{$j->{sweep}}, ",", scalar @{$j->{working_sets}}' "$tmp/model.json")" "0:15,9,4" \
 	"kernel model: every variant, the k = 0..8 sweep, four working sets"

@@ -109,6 +109,98 @@ static void test_stale_key(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* A list's own table answers that list only: another list, even reordered, is stale. */
+static void test_list_key(void **state)
+{
+	static const char *const list[] = { "vfs_read", "dup" }, *const swapped[] = { "dup",
+										     "vfs_read" };
+	static const char *const split_a[] = { "ab", "c" }, *const split_b[] = { "a", "bc" };
+	struct ksym_parse_opts o = { .sz = sizeof(o), .names = list, .name_cnt = 2 };
+	struct ksym_cache_key base = key_of("boot-a"), k, k2;
+	struct ksym_table *t;
+	struct ksym out[2];
+	char *buf = strdup(sample);
+
+	(void)state;
+	ksym_cache__list_key(&k, &base, list, 2);
+	ksym_cache__list_key(&k2, &base, list, 2);
+	assert_memory_equal(&k, &k2, sizeof(k));
+	assert_string_not_equal(k.source, base.source);
+	assert_non_null(buf);
+	t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, strlen(sample), &o);
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 3);
+	assert_int_equal(ksym_cache__store(dir, "list", &k, t), 0);
+	ksym_table__free(t);
+	t = ksym_cache__load(dir, "list", &k);
+	assert_non_null(t);
+	assert_int_equal(ksym_table__find_many(t, list, 2, out), 2);
+	assert_int_equal(out[0].addr, 0xffffffff81000100ull);
+	ksym_table__free(t);
+	ksym_cache__list_key(&k2, &base, swapped, 2);
+	assert_null(ksym_cache__load(dir, "list", &k2));
+	assert_int_equal(errno, ESTALE);
+	ksym_cache__list_key(&k, &base, split_a, 2);
+	ksym_cache__list_key(&k2, &base, split_b, 2);
+	assert_string_not_equal(k.source, k2.source);
+}
+
+/* A list's answers come back for that list only, intact or not at all. */
+static void test_answers(void **state)
+{
+	static const char *const list[] = { "vfs_read", "nope", "9p:v9fs_kill_super", "dup" };
+	static const char *const other[] = { "vfs_read", "nope", "9p:v9fs_kill_super", "dupe" };
+	struct ksym_cache_key base = key_of("boot-a"), k;
+	struct ksym_table *t = tbl(KSYM_FMT_KALLSYMS, sample);
+	struct ksym_answers *a;
+	struct ksym want[4], got[4];
+	struct stat st;
+	char c;
+	int fd;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(ksym_table__batch_begin(t), 0);
+	assert_int_equal(ksym_table__find_many(t, list, 4, want), 3);
+	ksym_cache__list_key(&k, &base, list, 4);
+	assert_int_equal(ksym_cache__store_answers(dir, "ans", &k, list, 4, want), 0);
+	a = ksym_cache__load_answers(dir, "ans", &k, list, 4, got);
+	assert_non_null(a);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(!got[i].name, !want[i].name);
+		if (!want[i].name)
+			continue;
+		assert_string_equal(got[i].name, want[i].name);
+		assert_int_equal(got[i].addr, want[i].addr);
+		assert_int_equal(got[i].size, want[i].size);
+		assert_int_equal(got[i].type, want[i].type);
+		assert_int_equal(!got[i].module, !want[i].module);
+	}
+	assert_string_equal(got[2].module, "9p");
+	assert_string_equal(got[2].name, "v9fs_kill_super");
+	ksym_answers__free(a);
+	/* another list, even under the right key: stale, name for name */
+	assert_null(ksym_cache__load_answers(dir, "ans", &k, other, 4, got));
+	assert_int_equal(errno, ESTALE);
+	assert_null(ksym_cache__load_answers(dir, "ans", &k, list, 3, got));
+	assert_int_equal(errno, ESTALE);
+	/* a flipped byte anywhere, a missing one at the end */
+	assert_int_equal(stat(path_of("ans"), &st), 0);
+	fd = open(path_of("ans"), O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, st.st_size - 9), 1);
+	c ^= 0x20;
+	assert_int_equal(pwrite(fd, &c, 1, st.st_size - 9), 1);
+	close(fd);
+	assert_null(ksym_cache__load_answers(dir, "ans", &k, list, 4, got));
+	assert_int_equal(errno, EBADMSG);
+	assert_int_equal(ksym_cache__store_answers(dir, "ans", &k, list, 4, want), 0);
+	assert_int_equal(truncate(path_of("ans"), st.st_size - 1), 0);
+	assert_null(ksym_cache__load_answers(dir, "ans", &k, list, 4, got));
+	assert_int_equal(errno, EBADMSG);
+	ksym_table__free(t);
+}
+
 static void test_truncated_and_flipped(void **state)
 {
 	struct ksym_cache_key k = key_of("boot-a");
@@ -313,6 +405,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_stale_key),
+		cmocka_unit_test(test_list_key),
+		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_truncated_and_flipped),
 		cmocka_unit_test(test_unsafe_files),
 		cmocka_unit_test(test_live_key),
