@@ -103,7 +103,11 @@ int ksym__read_file(const char *path, char **buf, size_t *len);
  */
 struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len,
 				     const struct ksym_parse_opts *opts);
-/* ksym__read_file() + ksym_table__parse(). */
+/*
+ * ksym__read_file() + ksym_table__parse(). A file generated as it is read
+ * (procfs, tracefs: size 0) or a pipe is read by a second thread while this one
+ * parses what has arrived (on a machine with more than one CPU).
+ */
 struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 				    const struct ksym_parse_opts *opts);
 void ksym_table__free(struct ksym_table *t);
