@@ -370,6 +370,53 @@ static void test_prefixes(void **state)
 	ksym_table__free(t);
 }
 
+/*
+ * Names of every length around the eight-byte steps of the name scan, with
+ * bytes on both sides of its "below '!'" test: control bytes that separate
+ * nothing and high bytes stay in the name; tab, space and CR end it.
+ */
+static void scan_name(char *name, size_t len, size_t tl)
+{
+	size_t i;
+
+	/* the first byte tells the four lines of a length apart */
+	for (i = 0; i < len; i++)
+		name[i] = 'a' + (i + tl) % 26;
+	if (len > 2)
+		name[1 + len / 2 % (len - 1)] = len % 2 ? '\x01' : '\xff';
+	name[len] = '\0';
+}
+
+static void test_name_scan(void **state)
+{
+	static const char *const tails[] = { "\n", "\t[mod]\n", " \n", "\r\n" };
+	char text[8192], name[64];
+	size_t len, off = 0, tl;
+	struct ksym_table *t;
+	struct ksym k;
+
+	(void)state;
+	for (len = 1; len <= 40; len++) {
+		for (tl = 0; tl < 4; tl++) {
+			scan_name(name, len, tl);
+			off += snprintf(text + off, sizeof(text) - off, "ffffffff81%06zx T %s%s",
+					len * 16 + tl, name, tails[tl]);
+		}
+	}
+	t = ksym_table__parse(KSYM_FMT_KALLSYMS, strdup(text), off, NULL);
+	assert_non_null(t);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(ksym_table__cnt(t), 160);
+	for (len = 1; len <= 40; len++) {
+		for (tl = 0; tl < 4; tl++) {
+			scan_name(name, len, tl);
+			assert_int_equal(ksym_table__find(t, name, tl == 1 ? "mod" : "", &k, 1), 1);
+			assert_int_equal(k.addr, 0xffffffff81000000ull + len * 16 + tl);
+		}
+	}
+	ksym_table__free(t);
+}
+
 /* Exact names kept while parsing: "mod:name" keeps every name, duplicates all kept. */
 static void test_names(void **state)
 {
@@ -474,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_ftrace_site),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_name_scan),
 	};
 
 	return cmocka_run_group_tests_name("ksym", tests, NULL, NULL);
