@@ -177,11 +177,14 @@ struct ksym_kcore *ksym_kcore__open(const char *path);	/* NULL: /proc/kcore */
 void ksym_kcore__close(struct ksym_kcore *kc);
 /* len <= 64 bytes of kernel memory at addr; -EFAULT where kcore maps none. */
 int ksym_kcore__read(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len);
+/* The next read goes to the kernel again (text being patched has changed). */
+void ksym_kcore__forget(struct ksym_kcore *kc);
 /*
  * The ftrace call site in the first len (>= 9) bytes of a function at addr:
  * its offset (0, or 4 past ENDBR64), or -1 for none. Where the site is a call
  * (something traces the function now), *call is its target, which the caller
- * must check is an ftrace or BPF trampoline; else *call is 0.
+ * must check is an ftrace or BPF trampoline; else *call is 0. -EAGAIN: an int3
+ * over what may be a call being patched in or out: read the text again.
  */
 int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call);
 

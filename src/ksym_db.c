@@ -33,6 +33,7 @@ struct ksym_db {
 	size_t prefix_cnt, own_prefixes;
 	const char **names;		/* the patterns without wildcards */
 	size_t name_cnt;
+	unsigned int flux_waits;	/* re-reads of text caught mid-patch */
 	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
 	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
 	bool bounds_known;
@@ -186,7 +187,7 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 	unsigned char text[16];
 	uint64_t call;
 	struct ksym f;
-	int off, err;
+	int off, err, tries;
 
 	if (!db->funcs || !db->traceability_known)
 		return -ENODATA;
@@ -214,12 +215,23 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 		find_bounds(db);
 	if (sym->addr >= db->init_lo && sym->addr < db->init_hi)
 		return 0;
-	err = ksym_kcore__read(db->kcore, sym->addr, text, sizeof(text));
-	if (err == -EFAULT)
-		return 0;	/* no live text there */
-	if (err)
-		return err;
-	off = ksym__ftrace_site(text, sizeof(text), sym->addr, &call);
+	for (tries = 0;; tries++) {
+		err = ksym_kcore__read(db->kcore, sym->addr, text, sizeof(text));
+		if (err == -EFAULT)
+			return 0;	/* no live text there */
+		if (err)
+			return err;
+		off = ksym__ftrace_site(text, sizeof(text), sym->addr, &call);
+		/*
+		 * A call patched in or out finishes within microseconds of its
+		 * int3; int3 padding never does, so the waiting is bounded.
+		 */
+		if (off != -EAGAIN || tries == 3 || db->flux_waits >= 256)
+			break;
+		db->flux_waits++;
+		ksym_kcore__forget(db->kcore);
+		usleep(100);
+	}
 	if (off < 0 || (call && !is_trampoline(db, call)))
 		return 0;
 	*loc = sym->addr + off;

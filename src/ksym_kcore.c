@@ -97,6 +97,11 @@ void ksym_kcore__close(struct ksym_kcore *kc)
 	free(kc);
 }
 
+void ksym_kcore__forget(struct ksym_kcore *kc)
+{
+	kc->win_len = 0;
+}
+
 int ksym_kcore__read(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len)
 {
 	const struct kcore_seg *s = NULL;
@@ -183,9 +188,14 @@ int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint
 			*call = addr + off + 5 + (int64_t)rel;
 			return off;
 		}
-		/* int3 over the NOP's first byte, while a call is patched in or out */
-		if (p[0] == 0xcc && !memcmp(p + 1, nop5 + 1, 4))
-			return off;
+		/*
+		 * Mid-patch (text_poke_bp): int3 over the first byte, the tail
+		 * still the NOP's (a site), or a call's rel32 being patched in or
+		 * out (a link detached just before is unpatched a grace period
+		 * later): read again, this may be int3 padding as well.
+		 */
+		if (p[0] == 0xcc)
+			return memcmp(p + 1, nop5 + 1, 4) ? -EAGAIN : off;
 	}
 	return -1;
 }

@@ -484,6 +484,8 @@ static void test_ftrace_site(void **state)
 	static const unsigned char label[16] = { 0x00, 0x00, 0x00, 0x00, 0x0f, 0x1f, 0x44, 0x00,
 						 0x00, 0x53 };
 	static const unsigned char ret_pad[16] = { 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0x66, 0x66 };
+	/* int3 over a call's first byte: patched in or out right now */
+	static const unsigned char int3_call[16] = { 0xcc, 0x00, 0x01, 0x00, 0x00, 0x90 };
 	uint64_t call;
 
 	(void)state;
@@ -497,6 +499,7 @@ static void test_ftrace_site(void **state)
 	assert_int_equal(call, 0x1000 + 5 - 0x20);
 	assert_int_equal(ksym__ftrace_site(int3_nop, 16, 0x1000, &call), 4);
 	assert_int_equal(call, 0);
+	assert_int_equal(ksym__ftrace_site(int3_call, 16, 0x1000, &call), -EAGAIN);
 	assert_int_equal(ksym__ftrace_site(notrace, 16, 0x1000, &call), -1);
 	/* a label 4 bytes before a function: the function's site is not its own */
 	assert_int_equal(ksym__ftrace_site(label, 16, 0x1000, &call), -1);
