@@ -343,14 +343,42 @@ static int check_dir(const char *dir)
 	return 0;
 }
 
+/* dir/name becomes header + payload whole or not at all: a 0600 temporary, renamed. */
+static int write_atomic(const char *dir, const char *name, const void *hdr, size_t hlen,
+			const void *pay, size_t plen)
+{
+	char path[512], tmp[520];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	err = fchmod(fd, 0600) ? -errno : 0;
+	if (!err)
+		err = write_all(fd, hdr, hlen);
+	if (!err)
+		err = write_all(fd, pay, plen);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache_key *key,
 		      const struct ksym_table *t)
 {
 	struct ksym_table c = {};	/* the compacted copy that goes to the file */
 	struct cache_hdr h = {};
 	size_t slen = 0, scap = 1, el, ml, sl, dl, ol, total, i;
-	char path[512], tmp[520], *pay = NULL;
-	int fd = -1, err;
+	char *pay = NULL;
+	int err;
 
 	err = check_dir(dir);
 	if (err)
@@ -425,27 +453,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	h.payload_sum = sum64(pay, total);
 	h.hdr_sum = hdr_sum(&h);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = fchmod(fd, 0600) ? -errno : 0;
-	if (!err)
-		err = write_all(fd, &h, sizeof(h));
-	if (!err)
-		err = write_all(fd, pay, total);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	fd = -1;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+	err = write_atomic(dir, name, &h, sizeof(h), pay, total);
 out:
 	ksym_index_free(&c.ix);
 	free(c.buf);
@@ -502,8 +510,8 @@ int ksym_cache__store_answers(const char *dir, const char *name, const struct ks
 	struct answers_hdr h = {};
 	struct answer_rec *rec;
 	size_t blen = 1, i, total, off;
-	char path[512], tmp[520], *pay, *buf;
-	int fd, err;
+	char *pay, *buf;
+	int err;
 
 	err = check_dir(dir);
 	if (err)
@@ -548,22 +556,7 @@ int ksym_cache__store_answers(const char *dir, const char *name, const struct ks
 	h.payload_sum = sum64(pay, total);
 	h.hdr_sum = answers_hdr_sum(&h);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
-	fd = mkstemp(tmp);
-	err = fd < 0 ? -errno : fchmod(fd, 0600) ? -errno : 0;
-	if (!err)
-		err = write_all(fd, &h, sizeof(h));
-	if (!err)
-		err = write_all(fd, pay, total);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (fd >= 0 && close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err && fd >= 0)
-		unlink(tmp);
+	err = write_atomic(dir, name, &h, sizeof(h), pay, total);
 	free(pay);
 	return err;
 }

@@ -530,6 +530,31 @@ static int parse_end(struct parser *ps)
 	return ksym_table__finish(t);
 }
 
+static int filters_init(struct parser *ps)
+{
+	int err = ps->prefixes ? prefixes_init(ps) : 0;
+
+	if (!err && ps->want)
+		err = names_init(ps, ps->want, ps->want_cnt);
+	return err;
+}
+
+/* The filters go; the table is returned, or freed with errno set from err. */
+static struct ksym_table *parse_done(struct parser *ps, int err)
+{
+	free(ps->key);
+	free(ps->plen);
+	free(ps->names);
+	free(ps->nlen);
+	free(ps->nslot);
+	if (err) {
+		ksym_table__free(ps->t);
+		errno = -err;
+		return NULL;
+	}
+	return ps->t;
+}
+
 struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len,
 				     const struct ksym_parse_opts *opts)
 {
@@ -551,24 +576,12 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 		return NULL;
 	}
 	t->len = len;
-	err = ps.prefixes ? prefixes_init(&ps) : 0;
-	if (!err && ps.want)
-		err = names_init(&ps, ps.want, ps.want_cnt);
+	err = filters_init(&ps);
 	if (!err)
 		err = parse_lines(&ps, len, true);
 	if (!err)
 		err = parse_end(&ps);
-	free(ps.key);
-	free(ps.plen);
-	free(ps.names);
-	free(ps.nlen);
-	free(ps.nslot);
-	if (err) {
-		ksym_table__free(t);
-		errno = -err;
-		return NULL;
-	}
-	return t;
+	return parse_done(&ps, err);
 }
 
 /*
@@ -663,9 +676,7 @@ static struct ksym_table *load_pipelined(enum ksym_format fmt, int fd,
 		return NULL;
 	}
 	t->buf_map_len = FEED_RESERVE;
-	err = ps.prefixes ? prefixes_init(&ps) : 0;
-	if (!err && ps.want)
-		err = names_init(&ps, ps.want, ps.want_cnt);
+	err = filters_init(&ps);
 	if (!err && pthread_create(&th, NULL, feed_read, &f))
 		err = -EAGAIN;
 	if (err)
@@ -695,17 +706,7 @@ static struct ksym_table *load_pipelined(enum ksym_format fmt, int fd,
 	if (!err)
 		err = parse_end(&ps);
 out:
-	free(ps.key);
-	free(ps.plen);
-	free(ps.names);
-	free(ps.nlen);
-	free(ps.nslot);
-	if (err) {
-		ksym_table__free(t);
-		errno = -err;
-		return NULL;
-	}
-	return t;
+	return parse_done(&ps, err);
 }
 
 struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
