@@ -718,19 +718,18 @@ struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 	size_t len;
 	int err, fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
 	/* generated as read (size 0), or a pipe: worth a reader of its own */
-	if (!fstat(fd, &st) && ((S_ISREG(st.st_mode) && !st.st_size) || S_ISFIFO(st.st_mode)) &&
+	if (!stat(path, &st) && ((S_ISREG(st.st_mode) && !st.st_size) || S_ISFIFO(st.st_mode)) &&
 	    sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return NULL;
 		t = load_pipelined(fmt, fd, opts);
 		err = errno;
 		close(fd);
 		errno = err;
 		return t;
 	}
-	close(fd);
 	/* a file on disk reads fast: read it all, then one pass */
 	err = ksym__read_file(path, &buf, &len);
 	if (err) {

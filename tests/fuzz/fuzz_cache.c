@@ -24,6 +24,20 @@ static void __attribute__((destructor)) cleanup(void)
 	rmdir(dir);
 }
 
+/* The run's file name in dir, from buf (which goes). */
+static void write_input(const char *name, char *buf, size_t size)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write_all(fd, buf, size))
+		abort();
+	close(fd);
+	free(buf);
+}
+
 /* The same bytes as a list's answers: header fixed likewise, a two-name list. */
 static void answers(const struct ksym_cache_key *key, const uint8_t *data, size_t size)
 {
@@ -31,8 +45,7 @@ static void answers(const struct ksym_cache_key *key, const uint8_t *data, size_
 	struct answers_hdr h;
 	struct ksym_answers *a;
 	struct ksym out[2];
-	char path[128], *buf;
-	int fd;
+	char *buf;
 
 	if (size < sizeof(h) || !(buf = malloc(size)))
 		return;
@@ -46,12 +59,7 @@ static void answers(const struct ksym_cache_key *key, const uint8_t *data, size_
 	h.payload_sum = sum64(buf + sizeof(h), size - sizeof(h));
 	h.hdr_sum = answers_hdr_sum(&h);
 	memcpy(buf, &h, sizeof(h));
-	snprintf(path, sizeof(path), "%s/a", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write_all(fd, buf, size))
-		abort();
-	close(fd);
-	free(buf);
+	write_input("a", buf, size);
 	a = ksym_cache__load_answers(dir, "a", key, names, 2, out);
 	if (a && ((out[0].name && strcmp(out[0].name, "vfs_read")) ||
 		  (out[1].name && strcmp(out[1].name, "dup"))))
@@ -64,10 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ksym_cache_key key = { .boot_id = "fuzz", .release = "fuzz", .source = "fuzz" };
 	struct ksym_table *t;
 	struct cache_hdr h;
-	char path[128], *buf;
 	struct ksym s, hit[4];
 	size_t i;
-	int fd;
+	char *buf;
 
 	/* once: mkdtemp's own random name may well start with an 'X' */
 	if (!made && !(made = mkdtemp(dir)))
@@ -87,12 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h.payload_sum = sum64(buf + sizeof(h), size - sizeof(h));
 	h.hdr_sum = hdr_sum(&h);
 	memcpy(buf, &h, sizeof(h));
-	snprintf(path, sizeof(path), "%s/c", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write_all(fd, buf, size))
-		abort();
-	close(fd);
-	free(buf);
+	write_input("c", buf, size);
 
 	t = ksym_cache__load(dir, "c", &key);
 	if (!t)

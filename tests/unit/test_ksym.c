@@ -15,14 +15,26 @@
 
 static struct ksym_parse_stats st;
 
-/* Parses a string literal (the parser may write one byte past len: strdup has it). */
-static struct ksym_table *tbl(enum ksym_format fmt, const char *text)
+/*
+ * Parses a string (the parser may write one byte past len: strdup has it) with
+ * opts (NULL: none), its stats always in st.
+ */
+static struct ksym_table *tbl_opts(enum ksym_format fmt, const char *text,
+				   struct ksym_parse_opts *opts)
 {
-	struct ksym_parse_opts o = { .sz = sizeof(o), .stats = &st };
+	struct ksym_parse_opts o = { .sz = sizeof(o) };
 	char *buf = strdup(text);
 
 	assert_non_null(buf);
-	return ksym_table__parse(fmt, buf, strlen(text), &o);
+	if (!opts)
+		opts = &o;
+	opts->stats = &st;
+	return ksym_table__parse(fmt, buf, strlen(text), opts);
+}
+
+static struct ksym_table *tbl(enum ksym_format fmt, const char *text)
+{
+	return tbl_opts(fmt, text, NULL);
 }
 
 static void test_kallsyms_basic(void **state)
@@ -349,13 +361,11 @@ static void test_prefixes(void **state)
 			   "ffffffffc0001000 t v9fs_kill_super\t[9p]\n"
 			   "ffffffffc0001040 T v9fs_set_super\t[9p]\n"
 			   "ffffffffc0001080 T vfs_bad line\n";
-	char *buf = strdup(text);
 	struct ksym_table *t;
 	struct ksym k[4];
 
 	(void)state;
-	assert_non_null(buf);
-	t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, strlen(text), &o);
+	t = tbl_opts(KSYM_FMT_KALLSYMS, text, &o);
 	assert_non_null(t);
 	/* vfs_read, vfs_short_address (the general path), v9fs_set_super */
 	assert_int_equal(ksym_table__cnt(t), 3);
@@ -403,7 +413,8 @@ static void test_name_scan(void **state)
 					len * 16 + tl, name, tails[tl]);
 		}
 	}
-	t = ksym_table__parse(KSYM_FMT_KALLSYMS, strdup(text), off, NULL);
+	assert_int_equal(strlen(text), off);
+	t = tbl(KSYM_FMT_KALLSYMS, text);
 	assert_non_null(t);
 	assert_int_equal(st.malformed, 0);
 	assert_int_equal(ksym_table__cnt(t), 160);
@@ -436,12 +447,9 @@ static void test_names(void **state)
 			   "ffffffffc0001080 T v9fs_set_super\t[other]\n";
 	struct ksym_table *t;
 	struct ksym k[4];
-	char *buf;
 
 	(void)state;
-	buf = strdup(text);
-	assert_non_null(buf);
-	t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, strlen(text), &o);
+	t = tbl_opts(KSYM_FMT_KALLSYMS, text, &o);
 	assert_non_null(t);
 	/* vfs_read, dup x3, v9fs_set_super x2: not its prefix, not its extension */
 	assert_int_equal(ksym_table__cnt(t), 6);
@@ -455,9 +463,7 @@ static void test_names(void **state)
 	/* with prefixes: either keeps a line */
 	o.prefixes = pre;
 	o.prefix_cnt = 1;
-	buf = strdup(text);
-	assert_non_null(buf);
-	t = ksym_table__parse(KSYM_FMT_KALLSYMS, buf, strlen(text), &o);
+	t = tbl_opts(KSYM_FMT_KALLSYMS, text, &o);
 	assert_non_null(t);
 	assert_int_equal(ksym_table__cnt(t), 7);
 	assert_int_equal(ksym_table__find(t, "ext4_sync", NULL, k, 4), 1);
