@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -470,6 +473,154 @@ static void test_names(void **state)
 	ksym_table__free(t);
 }
 
+/* A load of path (through a pipe when fifo: fed by a child) with o. */
+static struct ksym_table *load_via(const char *path, bool fifo, struct ksym_parse_opts *o)
+{
+	char dir[] = "/tmp/ksym-pipe.XXXXXX", p[64];
+	struct ksym_table *t;
+	int status;
+	pid_t pid;
+
+	if (!fifo)
+		return ksym_table__load(KSYM_FMT_KALLSYMS, path, o);
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/p", dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		FILE *in = fopen(path, "r"), *out = fopen(p, "w");
+		char chunk[5003];
+		size_t got;
+
+		if (!in || !out)
+			_exit(1);
+		setvbuf(out, NULL, _IONBF, 0);
+		while ((got = fread(chunk, 1, sizeof(chunk), in)))
+			if (fwrite(chunk, 1, got, out) != got)
+				_exit(1);
+		_exit(0);
+	}
+	t = ksym_table__load(KSYM_FMT_KALLSYMS, p, o);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && !WEXITSTATUS(status));
+	unlink(p);
+	rmdir(dir);
+	return t;
+}
+
+/*
+ * A filtered load reads through a small ring (one piece of it at a time when
+ * read here, 64 KiB pieces from a second thread for a pipe), a whole one reads
+ * into one range and keeps the names in place: each must give what parsing the
+ * bytes in memory gives, lines split between pieces, a line longer than a
+ * piece, line numbers of malformed lines and an unterminated last line too.
+ */
+static void test_pieces(void **state)
+{
+	static const char *const pre[] = { "pre_" };
+	char path[] = "/tmp/ksym-pieces.XXXXXX", *buf, *big;
+	const char **names = calloc(4097, sizeof(*names));
+	struct ksym_parse_stats s_ref, s_got;
+	size_t len, i, n = 0, k, kind;
+	struct ksym a, b;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(names);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	for (i = 0, big = NULL; i < 90000; i++) {
+		if (!big && ftell(f) > (2 << 20) - 100000) {
+			/* ~200 KiB of one line, across the first 2 MiB read */
+			big = malloc(200000);
+			assert_non_null(big);
+			memset(big, 'x', 199999);
+			big[199999] = '\0';
+			fprintf(f, "ffffffff81000000 T %s\n", big);
+			free(big);
+			big = path;
+		}
+		if (i % 1000 == 7)
+			fprintf(f, "garbage line %zu\n", i);
+		if (i % 1500 == 3)
+			fprintf(f, "\n");
+		fprintf(f, "ffffffff%08zx %c %s%zu%s%s\n", 0x81000000 + 16 * i,
+			i % 3 ? 'T' : 'd', i % 5 ? "sym_" : "pre_", i,
+			i >= 80000 ? (i % 2 ? "\t[mod_a]" : "\t[mod_b]") : "",
+			i % 700 == 1 ? "\r" : "");
+		if (i % 17 == 0 && n < 4096) {
+			char *nm;
+
+			assert_true(asprintf(&nm, "%s%s%zu", i % 51 ? "" : "mod_a:",
+					     i % 5 ? "sym_" : "pre_", i) > 0);
+			names[n++] = nm;
+		}
+	}
+	fprintf(f, "ffffffffc0000000 T sym_last");	/* no '\n' */
+	names[n++] = "sym_last";
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(ksym__read_file(path, &buf, &len), 0);
+	assert_true(big && len > (2u << 20) + 300000);
+
+	/* kind 0: names; 1: names and a prefix; 2: everything */
+	for (kind = 0; kind < 3; kind++) {
+		struct ksym_parse_opts o = { .sz = sizeof(o), .index = true, .stats = &s_ref };
+		struct ksym_table *ref, *got;
+		char *copy = malloc(len + 1);
+
+		if (kind < 2) {
+			o.names = names;
+			o.name_cnt = n;
+		}
+		if (kind == 1) {
+			o.prefixes = pre;
+			o.prefix_cnt = 1;
+		}
+		assert_non_null(copy);
+		memcpy(copy, buf, len + 1);
+		ref = ksym_table__parse(KSYM_FMT_KALLSYMS, copy, len, &o);
+		assert_non_null(ref);
+		assert_int_equal(s_ref.malformed, kind == 2 ? 91 : 90);	/* filtered: skipped by name */
+		for (k = 0; k < 2; k++) {
+			o.stats = &s_got;
+			got = load_via(path, k, &o);
+			o.stats = &s_ref;
+			assert_non_null(got);
+			assert_int_equal(s_got.lines, s_ref.lines);
+			assert_int_equal(s_got.symbols, s_ref.symbols);
+			assert_int_equal(s_got.skipped, s_ref.skipped);
+			assert_int_equal(s_got.malformed, s_ref.malformed);
+			assert_memory_equal(s_got.bad_line, s_ref.bad_line, sizeof(s_ref.bad_line));
+			assert_int_equal(ksym_table__cnt(got), ksym_table__cnt(ref));
+			for (i = 0; i < ksym_table__cnt(ref); i++) {
+				assert_int_equal(ksym_table__at(ref, i, &a), 0);
+				assert_int_equal(ksym_table__at(got, i, &b), 0);
+				assert_int_equal(a.addr, b.addr);
+				assert_int_equal(a.type, b.type);
+				assert_string_equal(a.name, b.name);
+				assert_true(a.module == b.module || !strcmp(a.module, b.module));
+			}
+			for (i = 0; i < n; i++)
+				assert_int_equal(ksym_table__find(got, names[i], NULL, &a, 1),
+						 ksym_table__find(ref, names[i], NULL, &b, 1));
+			assert_int_equal(ksym_table__find(got, "sym_last", NULL, &a, 1), 1);
+			ksym_table__batch_end(got);
+			ksym_table__free(got);
+		}
+		ksym_table__batch_end(ref);
+		ksym_table__free(ref);
+	}
+	for (i = 0; i < n - 1; i++)
+		free((char *)names[i]);
+	free(names);
+	free(buf);
+	unlink(path);
+}
+
 /* ftrace call sites as the kernel text holds them (bytes seen in the 6.12 guest). */
 static void test_ftrace_site(void **state)
 {
@@ -530,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_ftrace_site),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_name_scan),
 	};
 
