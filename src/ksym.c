@@ -17,20 +17,20 @@ int ksym_index_init(struct ksym_index *ix, size_t n)
 	while (nslots < n + n / 3)
 		nslots <<= 1;
 	memset(ix, 0, sizeof(*ix));
-	ix->slots = calloc(nslots, sizeof(*ix->slots));
+	ix->mask = nslots - 1;
+	ix->slots = ksym_mem_alloc(nslots * sizeof(*ix->slots));
 	ix->dup_cap = n > 1024 ? n : 1024;
 	ix->dup_next = malloc(ix->dup_cap * sizeof(*ix->dup_next));
 	if (!ix->slots || !ix->dup_next) {
 		ksym_index_free(ix);
 		return -ENOMEM;
 	}
-	ix->mask = nslots - 1;
 	return 0;
 }
 
 void ksym_index_free(struct ksym_index *ix)
 {
-	free(ix->slots);
+	ksym_mem_free(ix->slots, (ix->mask + 1ul) * sizeof(*ix->slots));
 	free(ix->dup_next);
 	memset(ix, 0, sizeof(*ix));
 }
@@ -39,7 +39,7 @@ void ksym_index_free(struct ksym_index *ix)
 static int grow_slots(struct ksym_index *ix, const struct ksym_table *t)
 {
 	uint32_t nslots = (ix->mask + 1) * 2, s, n, m = nslots - 1;
-	struct ksym_slot *slots = calloc(nslots, sizeof(*slots));
+	struct ksym_slot *slots = ksym_mem_alloc(nslots * sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -50,7 +50,7 @@ static int grow_slots(struct ksym_index *ix, const struct ksym_table *t)
 			;
 		slots[n] = ix->slots[s];
 	}
-	free(ix->slots);
+	ksym_mem_free(ix->slots, (ix->mask + 1ul) * sizeof(*ix->slots));
 	ix->slots = slots;
 	ix->mask = m;
 	return 0;
@@ -216,10 +216,10 @@ void ksym_table__free(struct ksym_table *t)
 	}
 	ksym_index_free(&t->ix);
 	free(t->by_addr);
-	free(t->ents);
+	ksym_mem_free(t->ents, t->ent_cap * sizeof(*t->ents));
 	free(t->mods);
-	if (t->buf_map_len)
-		munmap(t->buf, t->buf_map_len);
+	if (t->buf_cap)
+		ksym_mem_free(t->buf, t->buf_cap);
 	else
 		free(t->buf);
 	free(t);

@@ -56,7 +56,8 @@ struct ksym_index {
 struct ksym_table {
 	char *buf;
 	size_t len;
-	struct ksym_ent *ents;
+	size_t buf_cap;		/* from ksym_mem_alloc(buf_cap); 0: malloc()ed */
+	struct ksym_ent *ents;	/* from ksym_mem_alloc(ent_cap entries) */
 	size_t cnt;
 	size_t ent_cap;
 	uint32_t *by_addr;	/* address order where file order is not; NULL: the same */
@@ -68,7 +69,6 @@ struct ksym_table {
 	/* a cache file mapped read-only: everything above points into it */
 	void *map;
 	size_t map_len;
-	size_t buf_map_len;	/* buf is a mapping of this length, not malloc()ed */
 };
 
 static inline const char *ksym_ent_name(const struct ksym_table *t, const struct ksym_ent *e)
@@ -146,6 +146,15 @@ static inline uint32_t ksym_index_next(const struct ksym_table *t, uint32_t v)
 {
 	return v & KSYM_IX_MORE ? t->ix.dup_next[(v & KSYM_IX_IDX) - 1] : 0;
 }
+
+/*
+ * Arrays that may be large (ksym_mem.c): a MiB and more in huge pages where
+ * the kernel allows them. Zeroed when allocated; realloc and free must be
+ * given the size last asked for.
+ */
+void *ksym_mem_alloc(size_t size);
+void *ksym_mem_realloc(void *p, size_t old, size_t size);
+void ksym_mem_free(void *p, size_t size);
 
 /* Index building, also while parsing: init for about n entries, add in order. */
 int ksym_index_init(struct ksym_index *ix, size_t n);

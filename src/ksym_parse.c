@@ -122,32 +122,59 @@ static inline const char *skip_sep(const char *s, const char *end)
 /* a token ends at a separator, or at a NUL, which no real file has inside a line */
 static bool sep_tab[256] = { ['\0'] = true, [' '] = true, ['\t'] = true, ['\r'] = true };
 
-static inline const char *token_end(const char *s, const char *end)
+/*
+ * The first byte at or below ' ' (every separator and line end is), or end.
+ * Eight bytes a step: a name is ~25 bytes, and a byte loop was half of the
+ * parse. The first flagged byte is exact (a borrow only runs upwards from a
+ * real one).
+ */
+static inline const char *ctl_end(const char *s, const char *end)
 {
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	uint64_t w, low;
 
-	/*
-	 * Eight bytes a step while none is below '!' (every separator is): a
-	 * name is ~25 bytes, and a byte loop was half of the parse. The first
-	 * flagged byte is exact (a borrow only runs upwards from a real one).
-	 */
+	while (end - s >= 8) {
+		memcpy(&w, s, 8);
+		low = (w - ones * 0x21) & ~w & highs;
+		if (low)
+			return s + __builtin_ctzll(low) / 8;
+		s += 8;
+	}
+	while (s < end && (unsigned char)*s > ' ')
+		s++;
+	return s;
+}
+
+static inline const char *token_end(const char *s, const char *end)
+{
 	for (;;) {
-		while (end - s >= 8) {
-			memcpy(&w, s, 8);
-			low = (w - ones * 0x21) & ~w & highs;
-			if (low) {
-				s += __builtin_ctzll(low) / 8;
-				break;
-			}
-			s += 8;
-		}
-		while (s < end && (unsigned char)*s > ' ')
-			s++;
+		s = ctl_end(s, end);
 		if (s == end || sep_tab[(unsigned char)*s])
 			return s;
 		s++;	/* a control byte that is no separator: part of the token */
 	}
+}
+
+/* Eight hex digits, the first the most significant, all eight at once. */
+static inline bool hex8(const char *s, uint64_t *val)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t w, lw, digit, alpha, v;
+
+	memcpy(&w, s, 8);
+	if (w & highs)
+		return false;
+	/* per byte, no carry between them as every byte is below 0x80 */
+	digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x7f - '9')) & highs;
+	lw = w | ones * 0x20;
+	alpha = (lw + ones * (0x80 - 'a')) & ~(lw + ones * (0x7f - 'f')) & highs;
+	if ((digit | alpha) != highs)
+		return false;
+	v = (w & ones * 0x0f) + (w >> 6 & ones) * 9;
+	v = (v << 4 | v >> 8) & 0x00ff00ff00ff00ffull;
+	v = (v << 8 | v >> 16) & 0x0000ffff0000ffffull;
+	*val = (v << 16 | v >> 32) & 0xffffffffull;
+	return true;
 }
 
 /*
@@ -205,11 +232,11 @@ static int emit(struct parser *ps, const char *s, size_t len, uint32_t *off)
 
 		if (ncap >= UINT32_MAX)
 			return -EFBIG;
-		n = realloc(t->buf, ncap);
+		n = ksym_mem_realloc(t->buf, ps->cap, ncap);
 		if (!n)
 			return -ENOMEM;
 		t->buf = n;
-		ps->cap = ncap;
+		t->buf_cap = ps->cap = ncap;
 	}
 	/* in place, out never passes s: the bytes ahead are still to be read */
 	memmove(t->buf + ps->out, s, len);
@@ -444,7 +471,8 @@ static int add_entry(struct parser *ps, const struct line *l)
 
 	if (t->cnt == t->ent_cap) {
 		size_t ncap = t->ent_cap * 2;
-		struct ksym_ent *n = realloc(t->ents, ncap * sizeof(*n));
+		struct ksym_ent *n = ksym_mem_realloc(t->ents, t->ent_cap * sizeof(*n),
+						      ncap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -478,6 +506,45 @@ static int add_entry(struct parser *ps, const struct line *l)
 }
 
 /*
+ * The kernel's own "%px %c %s[\t[%s]]\n", recognised in one scan of the line
+ * (no search for its end first); *le: its '\n'. Anything else is for
+ * parse_line(), which accepts every line this does.
+ */
+static inline bool fast_line(const char *s, const char *end, struct line *l, const char **le)
+{
+	const char *name = s + 19, *ne, *m, *me;
+	uint64_t hi, lo;
+
+	if (end - s < 21 || s[16] != ' ' || s[18] != ' ' || (unsigned char)s[17] <= ' ' ||
+	    !hex8(s, &hi) || !hex8(s + 8, &lo))
+		return false;
+	ne = ctl_end(name, end);
+	if (ne == name || ne == end || ne - name > KSYM_NAME_MAX)
+		return false;
+	l->mod = NULL;
+	l->mod_len = 0;
+	if (*ne == '\t' && end - ne > 3 && ne[1] == '[') {
+		m = ne + 2;
+		me = ctl_end(m, end);
+		if (me == end || *me != '\n' || me - m < 2 || me[-1] != ']')
+			return false;
+		l->mod = m;
+		l->mod_len = me - 1 - m;
+		*le = me;
+	} else if (*ne == '\n') {
+		*le = ne;
+	} else {
+		return false;
+	}
+	l->addr = hi << 32 | lo;
+	l->size = 0;
+	l->type = s[17];
+	l->name = name;
+	l->name_len = ne - name;
+	return true;
+}
+
+/*
  * Parses the complete lines of [s, end), and at eof an unterminated last one;
  * *rest: where the unparsed part begins.
  */
@@ -489,6 +556,17 @@ static int parse_span(struct parser *ps, const char *s, const char *end, bool eo
 	int err;
 
 	for (; s < end; s = le + 1) {
+		if (ps->fmt == KSYM_FMT_KALLSYMS && fast_line(s, end, &l, &le)) {
+			ps->lineno++;
+			if (!keep_line(ps, &l)) {
+				ps->st->skipped++;
+				continue;
+			}
+			err = add_entry(ps, &l);
+			if (err)
+				return err;
+			continue;
+		}
 		nl = memchr(s, '\n', end - s);
 		if (!nl && !eof)
 			break;		/* the rest of this line is still to come */
@@ -520,6 +598,8 @@ static int parse_span(struct parser *ps, const char *s, const char *end, bool eo
 
 static int carry_add(struct parser *ps, const char *s, size_t len)
 {
+	if (!len)
+		return 0;
 	if (ps->carry_len + len > ps->carry_cap) {
 		size_t ncap = 2 * (ps->carry_len + len) + 512;
 		char *n = realloc(ps->carry, ncap);
@@ -600,6 +680,7 @@ static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, c
 	if (!t)
 		return NULL;
 	t->buf = buf;
+	t->buf_cap = arena;
 	t->fmt = fmt;
 	ps->t = t;
 	ps->fmt = fmt;
@@ -612,9 +693,9 @@ static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, c
 	 */
 	if (ps->want && !ps->prefixes && t->ent_cap > 2 * ps->want_cnt + 64)
 		t->ent_cap = 2 * ps->want_cnt + 64;
-	t->ents = malloc(t->ent_cap * sizeof(*t->ents));
+	t->ents = ksym_mem_alloc(t->ent_cap * sizeof(*t->ents));
 	if (!t->ents || (ps->index && ksym_index_init(&t->ix, t->ent_cap))) {
-		free(t->ents);
+		ksym_mem_free(t->ents, t->ent_cap * sizeof(*t->ents));
 		free(t);
 		return NULL;
 	}
@@ -636,7 +717,8 @@ static int parse_end(struct parser *ps)
 	}
 	/* give back the guesses' slack: the table may live for the whole run */
 	if (t->cnt && t->cnt < t->ent_cap) {
-		struct ksym_ent *n = realloc(t->ents, t->cnt * sizeof(*n));
+		struct ksym_ent *n = ksym_mem_realloc(t->ents, t->ent_cap * sizeof(*n),
+						      t->cnt * sizeof(*n));
 
 		if (n) {
 			t->ents = n;
@@ -707,26 +789,6 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 }
 
 /*
- * A file the kernel generates as it is read (procfs, tracefs: size 0) takes the
- * kernel tens of milliseconds to produce. A second thread reads it while this
- * one parses and indexes what has arrived: the parse then costs only the tail
- * after the last read. For the whole table, into one address range reserved up
- * front (so it never moves under the parser), the strings kept compacted in
- * place behind the parse.
- */
-#define FEED_RESERVE (1ul << 30)
-#define FEED_STEP (64u << 10)	/* publish every this many bytes */
-#define FEED_HUGE (4u << 20)
-
-struct feed {
-	int fd;
-	char *buf;
-	_Atomic size_t avail;	/* bytes read so far */
-	_Atomic bool done;	/* avail is all; err set before */
-	int err;
-};
-
-/*
  * Hand-over without wake-ups: each side naps while it has nothing to do. A
  * futex wake of a sleeping CPU is an IPI, which on a VM cost the reader ~50 us
  * a hand-over (measured: 4 ms for 5 MiB in 64 KiB pieces), on its critical path.
@@ -738,113 +800,18 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
-static void *feed_read(void *arg)
-{
-	struct feed *f = arg;
-	size_t len = 0, told = 0;
-	ssize_t n;
-
-	for (;;) {
-		if (len == FEED_RESERVE) {
-			f->err = -EFBIG;
-			break;
-		}
-		n = read(f->fd, f->buf + len, FEED_RESERVE - len < (1u << 20) ?
-						      FEED_RESERVE - len : (1u << 20));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			f->err = n < 0 ? -errno : 0;
-			break;
-		}
-		len += n;
-		if (len - told >= FEED_STEP) {
-			atomic_store_explicit(&f->avail, len, memory_order_release);
-			told = len;
-		}
-	}
-	atomic_store_explicit(&f->avail, len, memory_order_release);
-	atomic_store_explicit(&f->done, true, memory_order_release);
-	return NULL;
-}
-
-static struct ksym_table *load_pipelined(struct parser *ps, enum ksym_format fmt, int fd)
-{
-	struct feed f = { .fd = fd };
-	struct ksym_table *t = NULL;
-	const char *rest;
-	size_t avail, pos = 0, keep;
-	bool done = false;
-	pthread_t th;
-	int err;
-
-	f.buf = mmap(NULL, FEED_RESERVE, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (f.buf == MAP_FAILED)
-		return NULL;
-	/*
-	 * Huge pages where the kernel allows them: a 4 KiB page touched for the
-	 * first time can cost more than the bytes it receives (measured on a VM:
-	 * ~11 us a fault, ~1,300 of them for a 5 MiB kallsyms). Only the first
-	 * FEED_HUGE bytes: a half-filled last huge page would count whole.
-	 */
-	madvise(f.buf, FEED_HUGE, MADV_HUGEPAGE);
-	/* ~110k entries: the name index then fits a 165k-symbol kallsyms without growing */
-	t = parse_begin(ps, fmt, f.buf, (4u << 20) / 40, 0);
-	if (!t) {
-		munmap(f.buf, FEED_RESERVE);
-		errno = ENOMEM;
-		return NULL;
-	}
-	t->buf_map_len = FEED_RESERVE;
-	err = filters_init(ps);
-	if (!err && pthread_create(&th, NULL, feed_read, &f))
-		err = -EAGAIN;
-	if (err)
-		goto out;
-	while (!done) {
-		/* done first: avail, stored before it, is then the whole file */
-		done = atomic_load_explicit(&f.done, memory_order_acquire);
-		avail = atomic_load_explicit(&f.avail, memory_order_acquire);
-		if (done)
-			err = f.err;
-		if (err)
-			break;
-		if (avail == pos && !done) {
-			nap();
-			continue;
-		}
-		if (avail >= UINT32_MAX) {
-			err = -EFBIG;
-			break;
-		}
-		err = parse_span(ps, f.buf + pos, f.buf + avail, done, &rest);
-		if (err)
-			break;
-		pos = rest - f.buf;
-	}
-	/* the reader ends on its own: at EOF, on an error, or at the reserve's end */
-	pthread_join(th, NULL);
-	if (!err)
-		err = parse_end(ps);
-	/* past the strings kept, the pages read go back */
-	keep = (t->len + 1 + 4095) & ~4095ul;
-	if (!err && keep < avail)
-		madvise(f.buf + keep, avail - keep, MADV_DONTNEED);
-out:
-	return parse_done(ps, err);
-}
-
 /*
- * A filtered load keeps few lines: the file goes through a small ring of
- * buffers used over and over (one huge page where the kernel allows it)
- * instead of memory as large as the file, which a fresh process pays a fault
- * per page for. A generated file is read by a second thread, a chunk ahead.
+ * Every file is read through a small ring of buffers used over and over (a
+ * huge page where the kernel allows it), and only the names are kept, in an
+ * arena of their own: memory as large as the file would cost a fresh process
+ * a fault per page (~11 us each on a VM, measured: more than parsing it). A
+ * file the kernel generates as it is read (procfs, tracefs: size 0) takes it
+ * tens of milliseconds to produce: a second thread reads it a chunk ahead
+ * while this one parses and indexes, so the parse costs only the last chunk.
  */
 #define RING_CHUNK (64u << 10)
 #define RING_CHUNKS 32
 #define RING_SIZE (RING_CHUNK * RING_CHUNKS)
-#define HUGE_PAGE (2ul << 20)
 
 struct ring {
 	int fd;
@@ -901,44 +868,24 @@ static void *ring_read(void *arg)
 	}
 }
 
-/* RING_SIZE bytes, aligned so that one huge page can hold them. */
-static char *ring_alloc(void **map)
-{
-	char *m = mmap(NULL, 2 * HUGE_PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	char *a;
-
-	if (m == MAP_FAILED)
-		return NULL;
-	*map = m;
-	a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
-	madvise(a, HUGE_PAGE, MADV_HUGEPAGE);
-	return a;
-}
-
-static struct ksym_table *load_window(struct parser *ps, enum ksym_format fmt, int fd,
-				      bool threaded)
+static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int fd,
+				    bool threaded, size_t arena_cap, size_t ent_hint)
 {
 	struct ring r = { .fd = fd };
 	struct ksym_table *t;
-	void *map = NULL;
-	size_t consumed = 0, k, arena_cap;
+	size_t consumed = 0, k;
 	bool started;
 	pthread_t th;
 	ssize_t n = 0;
-	char *arena;
+	char *arena, *nb;
 	int err;
 
-	/* kernel names average ~25 bytes: room for the names asked for */
-	arena_cap = ps->want_cnt * 32 + (64u << 10);
-	arena = malloc(arena_cap);
-	r.mem = ring_alloc(&map);
-	t = arena && r.mem ? parse_begin(ps, fmt, arena, ps->want_cnt * 2 + 1024, arena_cap) :
-			     NULL;
+	arena = ksym_mem_alloc(arena_cap);
+	r.mem = ksym_mem_alloc(RING_SIZE);
+	t = arena && r.mem ? parse_begin(ps, fmt, arena, ent_hint, arena_cap) : NULL;
 	if (!t) {
-		free(arena);
-		if (map)
-			munmap(map, 2 * HUGE_PAGE);
+		ksym_mem_free(arena, arena_cap);
+		ksym_mem_free(r.mem, RING_SIZE);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -981,9 +928,14 @@ static struct ksym_table *load_window(struct parser *ps, enum ksym_format fmt, i
 	}
 	if (!err)
 		err = parse_piece(ps, r.mem, 0, true);
-	munmap(map, 2 * HUGE_PAGE);
+	ksym_mem_free(r.mem, RING_SIZE);
 	if (!err)
 		err = parse_end(ps);
+	/* the guess's slack goes back */
+	if (!err && (nb = ksym_mem_realloc(t->buf, t->buf_cap, t->len + 1))) {
+		t->buf = nb;
+		t->buf_cap = t->len + 1;
+	}
 	return parse_done(ps, err);
 }
 
@@ -992,11 +944,10 @@ struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 {
 	struct ksym_parse_stats local;
 	struct parser ps = {};
+	size_t arena, ents;
 	struct ksym_table *t;
-	bool generated, filtered;
+	bool generated;
 	struct stat st;
-	char *buf;
-	size_t len;
 	int err, fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1008,23 +959,23 @@ struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 		return NULL;
 	}
 	parse_opts(&ps, opts, &local);
-	filtered = ps.prefixes || ps.want;
 	/* generated as read (size 0), or a pipe: worth a reader of its own */
-	generated = ((S_ISREG(st.st_mode) && !st.st_size) || S_ISFIFO(st.st_mode)) &&
-		    sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	if (filtered || generated) {
-		t = filtered ? load_window(&ps, fmt, fd, generated) : load_pipelined(&ps, fmt, fd);
-		err = errno;
-		close(fd);
-		errno = err;
-		return t;
+	generated = (S_ISREG(st.st_mode) && !st.st_size) || S_ISFIFO(st.st_mode);
+	/*
+	 * Sizes to start from: names are about half of a kallsyms line (~44
+	 * bytes); a generated kallsyms is a few MiB, and an index sized for
+	 * ~100k entries takes a 165k-symbol one without growing.
+	 */
+	ents = (generated ? (4u << 20) : (size_t)st.st_size) / 40;
+	arena = (generated ? (4u << 20) : (size_t)st.st_size) / 2 + (64u << 10);
+	if (ps.want || ps.prefixes) {
+		/* kernel names average ~25 bytes; a prefix keeps few */
+		ents = ps.want_cnt * 2 + 1024;
+		arena = ps.want_cnt * 32 + (64u << 10);
 	}
+	t = load_ring(&ps, fmt, fd, generated && sysconf(_SC_NPROCESSORS_ONLN) > 1, arena, ents);
+	err = errno;
 	close(fd);
-	/* a file on disk reads fast: read it all, then one pass */
-	err = ksym__read_file(path, &buf, &len);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	return ksym_table__parse(fmt, buf, len, opts);
+	errno = err;
+	return t;
 }

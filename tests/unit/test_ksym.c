@@ -473,6 +473,73 @@ static void test_names(void **state)
 	ksym_table__free(t);
 }
 
+/*
+ * Kernel-formatted lines take a one-scan path (the address eight digits at a
+ * time); any other line the general one. The same line with a CR before its
+ * '\n' takes the general path: each byte at each address position, at the
+ * type and in the name, with and without a module, must come out the same.
+ */
+static void test_fast_lines(void **state)
+{
+	static const char *const tails[] = { "", "\t[mod]", "\t[m]x]", "\t[]" };
+	struct ksym_parse_stats sa, sb;
+	size_t pos, tl;
+	int c;
+
+	(void)state;
+	for (tl = 0; tl < 4; tl++) {
+		for (pos = 0; pos < 24; pos++) {
+			for (c = 1; c < 256; c++) {
+				char line[64], a[80], b[80];
+				struct ksym_parse_opts o = { .sz = sizeof(o) };
+				struct ksym_table *ta, *tb;
+				struct ksym ka, kb;
+
+				if (c == '\n' || c == '\r')
+					continue;
+				snprintf(line, sizeof(line), "ffffffff8a0bCDef T nm_x%s", tails[tl]);
+				line[pos] = c;
+				snprintf(a, sizeof(a), "%s\n", line);
+				snprintf(b, sizeof(b), "%s\r\n", line);
+				o.stats = &sa;
+				ta = ksym_table__parse(KSYM_FMT_KALLSYMS, strdup(a), strlen(a), &o);
+				o.stats = &sb;
+				tb = ksym_table__parse(KSYM_FMT_KALLSYMS, strdup(b), strlen(b), &o);
+				assert_true(!ta == !tb);
+				assert_int_equal(sa.malformed, sb.malformed);
+				if (!ta)
+					continue;
+				assert_int_equal(ksym_table__cnt(ta), ksym_table__cnt(tb));
+				if (ksym_table__cnt(ta)) {
+					assert_int_equal(ksym_table__at(ta, 0, &ka), 0);
+					assert_int_equal(ksym_table__at(tb, 0, &kb), 0);
+					assert_int_equal(ka.addr, kb.addr);
+					assert_int_equal(ka.type, kb.type);
+					assert_string_equal(ka.name, kb.name);
+					assert_true(ka.module == kb.module ||
+						    !strcmp(ka.module, kb.module));
+				}
+				ksym_table__free(ta);
+				ksym_table__free(tb);
+			}
+		}
+	}
+	/* and what the fast path reads is right */
+	{
+		const char *text = "ffffffff8a0bCDef T a\n0123456789abcdef t b\t[mod]\n";
+		struct ksym_table *t = tbl(KSYM_FMT_KALLSYMS, text);
+		struct ksym k;
+
+		assert_non_null(t);
+		assert_int_equal(ksym_table__find(t, "a", NULL, &k, 1), 1);
+		assert_int_equal(k.addr, 0xffffffff8a0bcdefull);
+		assert_int_equal(ksym_table__find(t, "b", NULL, &k, 1), 1);
+		assert_int_equal(k.addr, 0x0123456789abcdefull);
+		assert_string_equal(k.module, "mod");
+		ksym_table__free(t);
+	}
+}
+
 /* A load of path (through a pipe when fifo: fed by a child) with o. */
 static struct ksym_table *load_via(const char *path, bool fifo, struct ksym_parse_opts *o)
 {
@@ -682,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_fast_lines),
 		cmocka_unit_test(test_name_scan),
 	};
 
