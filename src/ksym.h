@@ -62,6 +62,12 @@ struct ksym_parse_stats {
 	size_t malformed;	/* lines that could not be parsed */
 	size_t bad_line[KSYM_MAX_BAD_LINES];	/* first malformed line numbers (1-based) */
 	bool all_zero;		/* every address was 0: kptr_restrict or no CAP_SYSLOG */
+	/*
+	 * ksym_table__load(): time spent reading (with a reader thread, until the
+	 * file's end arrived) and parsing besides (the rest of it ran meanwhile).
+	 */
+	uint64_t read_ns;
+	uint64_t parse_ns;
 };
 
 struct ksym_parse_opts {

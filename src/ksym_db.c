@@ -246,17 +246,14 @@ bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 	       addr < b.addr + b.size;
 }
 
-/* Timed read + parse of one file. */
+/* Read + parse of one file, timed by the loader. */
 static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
 			  bool text_only, bool index, const struct ksym_parse_opts *filter,
 			  struct ksym_table **out)
 {
-	struct ksym_parse_stats st;
+	struct ksym_parse_stats st = {};
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
 				      .index = index };
-	uint64_t t0 = now_ns(), t1;
-	size_t len;
-	char *buf;
 	int err;
 
 	if (filter) {
@@ -265,21 +262,21 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 		po.names = filter->names;
 		po.name_cnt = filter->name_cnt;
 	}
-	err = ksym__read_file(path, &buf, &len);
-	t1 = now_ns();
-	db->phase_ns[KSYM_PH_READ] += t1 - t0;
-	if (err)
-		return fail(db, err, "cannot read %s: %s%s", path, strerror(-err),
-			    err != -EACCES && err != -EPERM ? "" :
-			    geteuid() ? " (run as root)" :
-			    " (refused even to root: kernel lockdown or a security policy)");
-	*out = ksym_table__parse(fmt, buf, len, &po);
-	db->phase_ns[KSYM_PH_PARSE] += now_ns() - t1;
+	/* read and parsed at once (a second thread reads what the kernel generates) */
+	*out = ksym_table__load(fmt, path, &po);
+	db->phase_ns[KSYM_PH_READ] += st.read_ns;
+	db->phase_ns[KSYM_PH_PARSE] += st.parse_ns;
 	if (!*out) {
+		err = -errno;
 		if (st.all_zero)
 			return fail(db, EPERM, "%s shows only zero addresses: run as root "
 						"(kernel.kptr_restrict hides them otherwise)", path);
-		return fail(db, errno, "cannot parse %s: %s", path, strerror(errno));
+		if (err == -ENOMEM || err == -EFBIG || err == -E2BIG)
+			return fail(db, -err, "cannot parse %s: %s", path, strerror(-err));
+		return fail(db, -err, "cannot read %s: %s%s", path, strerror(-err),
+			    err != -EACCES && err != -EPERM ? "" :
+			    geteuid() ? " (run as root)" :
+			    " (refused even to root: kernel lockdown or a security policy)");
 	}
 	if (st.malformed) {
 		char lines[64] = "";

@@ -824,6 +824,14 @@ struct ring {
 	int err;
 };
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /* Up to cap bytes, fewer only at the end of the file; or -errno. */
 static ssize_t read_full(int fd, char *buf, size_t cap)
 {
@@ -873,6 +881,7 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 {
 	struct ring r = { .fd = fd };
 	struct ksym_table *t;
+	uint64_t t0, t1, read_ns = 0;
 	size_t consumed = 0, k;
 	bool started;
 	pthread_t th;
@@ -890,11 +899,17 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 		return NULL;
 	}
 	/* the reader first: the filters are set up while it reads */
+	t0 = mono_ns();
 	started = threaded && !pthread_create(&th, NULL, ring_read, &r);
 	err = filters_init(ps);
 	if (!err && !started) {
 		/* the whole ring as one buffer */
-		while ((n = read_full(fd, r.mem, RING_SIZE)) > 0) {
+		for (;;) {
+			t1 = mono_ns();
+			n = read_full(fd, r.mem, RING_SIZE);
+			read_ns += mono_ns() - t1;
+			if (n <= 0)
+				break;
 			err = parse_piece(ps, r.mem, n, false);
 			if (err || n < RING_SIZE)
 				break;
@@ -913,6 +928,7 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 			/* done is set after the last chunk: look once more */
 			if (atomic_load_explicit(&r.filled, memory_order_acquire) == consumed) {
 				err = r.err;
+				read_ns = mono_ns() - t0;
 				break;
 			}
 			continue;
@@ -936,6 +952,8 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 		t->buf = nb;
 		t->buf_cap = t->len + 1;
 	}
+	ps->st->read_ns = read_ns;
+	ps->st->parse_ns = mono_ns() - t0 - read_ns;
 	return parse_done(ps, err);
 }
 
@@ -950,6 +968,7 @@ struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 	struct stat st;
 	int err, fd;
 
+	parse_opts(&ps, opts, &local);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		err = errno;
@@ -958,7 +977,6 @@ struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 		errno = err;
 		return NULL;
 	}
-	parse_opts(&ps, opts, &local);
 	/* generated as read (size 0), or a pipe: worth a reader of its own */
 	generated = (S_ISREG(st.st_mode) && !st.st_size) || S_ISFIFO(st.st_mode);
 	/*
