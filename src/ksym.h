@@ -3,9 +3,10 @@
  * ksym: kernel symbol tables, parsed once, looked up fast.
  *
  * A table is built from one source (/proc/kallsyms, a tracefs function list, a
- * System.map) in a single pass over the file as read: the read buffer becomes the
- * table's string arena (separators are overwritten with NULs), so parsing does no
- * per-line allocation and no scanf. Entries are kept in address order.
+ * System.map) in a single pass over the file as read, with no per-line
+ * allocation and no scanf: only the names are kept, NUL-terminated in one arena
+ * (the front of the buffer itself when parsing memory). Entries are kept in
+ * file order, address order beside them where the file is not sorted.
  *
  * Lookups:
  * - by address: binary search, always available;
@@ -101,8 +102,8 @@ struct ksym_parse_opts {
 int ksym__read_file(const char *path, char **buf, size_t *len);
 
 /*
- * Parse buf[0..len) and take ownership of buf (malloc()ed with room for len + 1
- * bytes; freed with the table).
+ * Parse buf[0..len) and take ownership of buf (malloc()ed; its front becomes
+ * the table's names, the rest is given back; freed with the table).
  * Malformed lines are counted in opts->stats and skipped, never guessed at. A
  * KALLSYMS/SYSTEM_MAP/FUNCS_ADDRS source whose addresses are all zero gives
  * -EPERM (stats->all_zero set). Returns NULL with errno set on error.
@@ -110,9 +111,11 @@ int ksym__read_file(const char *path, char **buf, size_t *len);
 struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len,
 				     const struct ksym_parse_opts *opts);
 /*
- * ksym__read_file() + ksym_table__parse(). A file generated as it is read
- * (procfs, tracefs: size 0) or a pipe is read by a second thread while this one
- * parses what has arrived (on a machine with more than one CPU).
+ * The same table from a file, read through a small ring of buffers (memory as
+ * large as the file is never touched). A file generated as it is read (procfs,
+ * tracefs: size 0) or a pipe is read by a second thread a chunk ahead while this
+ * one parses (on a machine with more than one CPU). stats->read_ns/parse_ns
+ * tell where the time went.
  */
 struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 				    const struct ksym_parse_opts *opts);
