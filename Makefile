@@ -119,8 +119,8 @@ FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache glob)
 define fuzz_format
 $(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(wildcard src/*.h)
 	@mkdir -p $$(@D)
-	$(CLANG) $(FUZZ_FLAGS) -DFUZZ_FMT=KSYM_FMT_$(shell echo $(1) | tr a-z A-Z) $$< \
-		$(KSYM_SRCS) -lelf -o $$@
+	$(CLANG) $(FUZZ_FLAGS) -DFUZZ_FMT=KSYM_FMT_$(shell echo $(1) | tr a-z A-Z) \
+		-DKSYM_RING_CHUNK=16 -DKSYM_RING_CHUNKS=2 $$< $(KSYM_SRCS) -lelf -o $$@
 endef
 $(foreach f,$(FUZZ_FORMATS),$(eval $(call fuzz_format,$(f))))
 
