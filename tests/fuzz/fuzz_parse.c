@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for one parser (FUZZ_FMT picks the format). Beyond not
  * crashing: every symbol parsed must be found again by name and by address,
- * and the same bytes loaded from a file (read 32 bytes at a time in this
+ * and the same bytes loaded from a file (read 16 bytes at a time in this
  * build, so that lines split everywhere) must give the same table and stats.
  */
 #include <stdint.h>
