@@ -328,14 +328,21 @@ static int find_hashed(const struct ksym_table *t, const char *name, uint32_t h,
 int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
 		     struct ksym *out, size_t max)
 {
+	size_t len = strlen(name);
+	const char *colon;
 	char modbuf[64];
 
-	if (!module) {
-		name = split_module(name, modbuf, sizeof(modbuf), &module);
-		if (!name)
+	/* one scan for the length, which the ':' search and the hash then use */
+	if (!module && (colon = memchr(name, ':', len))) {
+		if ((size_t)(colon - name) >= sizeof(modbuf))
 			return -ENAMETOOLONG;
+		memcpy(modbuf, name, colon - name);
+		modbuf[colon - name] = '\0';
+		module = modbuf;
+		len -= colon + 1 - name;
+		name = colon + 1;
 	}
-	return find_hashed(t, name, t->ix.slots ? ksym_hash(name) : 0, module, out, max);
+	return find_hashed(t, name, t->ix.slots ? ksym_hash_len(name, len) : 0, module, out, max);
 }
 
 /*

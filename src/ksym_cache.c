@@ -18,7 +18,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 8	/* 8: name offsets and hash tags in the slots, 8 sum lanes */
+#define CACHE_VERSION 9	/* 9: the name hash reads its tail in one load */
 
 struct cache_hdr {
 	char magic[8];

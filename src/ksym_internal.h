@@ -102,14 +102,26 @@ static inline uint32_t ksym_hash_len(const char *s, size_t len)
 {
 	const uint64_t K = 0xff51afd7ed558ccdull;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	size_t rem = len % 8, i;
+	bool whole = len >= 8;
 
 	for (; len >= 8; s += 8, len -= 8) {
 		memcpy(&w, s, 8);
 		h = (h ^ w) * K;
 		h ^= h >> 32;
 	}
-	w = 0;
-	memcpy(&w, s, len);
+	/*
+	 * The tail as the last eight bytes shifted down, where there are eight:
+	 * copying up to seven bytes into a word stalled every lookup on a store
+	 * that the load could not take its bytes from.
+	 */
+	if (rem && whole) {
+		memcpy(&w, s + rem - 8, 8);
+		w >>= 64 - 8 * rem;
+	} else {
+		for (w = 0, i = 0; i < rem; i++)
+			w |= (uint64_t)(unsigned char)s[i] << 8 * i;
+	}
 	h = (h ^ w) * K;
 	h ^= h >> 29;
 	h *= 0xc4ceb9fe1a85ec53ull;
