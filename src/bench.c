@@ -61,6 +61,7 @@ struct result {
 	struct row rows[MAX_ROWS];
 	int nrows;
 	double break_even;
+	double mem_ns[2];	/* a random read within MEM_SMALL, MEM_LARGE bytes */
 	long rss_ref_kib, rss_ours_kib;
 	bool correct;
 	char why[200];
@@ -418,6 +419,72 @@ int bench__rss_probe(const char *path, bool ref)
 	return 0;
 }
 
+/*
+ * What a random memory read costs on this machine right now: a VM shares its
+ * last-level cache with neighbours, and the lookup rows move with it (2x and
+ * more within an hour here). A pointer chase over one random cycle through a
+ * buffer's cache lines, run in each round beside the rows it explains.
+ */
+#define MEM_SMALL (8ul << 20)
+#define MEM_LARGE (32ul << 20)
+#define MEM_STEPS 100000
+
+struct chase {
+	void **lines;
+	size_t len;
+};
+
+static int chase_init(struct chase *c, size_t len)
+{
+	size_t n = len / 64, i, j;
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	uint32_t *perm;
+
+	c->len = len;
+	c->lines = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	perm = malloc(n * sizeof(*perm));
+	if (c->lines == MAP_FAILED || !perm) {
+		free(perm);
+		return -ENOMEM;
+	}
+	madvise(c->lines, len, MADV_HUGEPAGE);
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	/* Sattolo: one cycle through every line */
+	for (i = n - 1; i > 0; i--) {
+		uint32_t t;
+
+		j = rng(&seed) % i;
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		c->lines[perm[i] * 8] = &c->lines[perm[(i + 1) % n] * 8];
+	free(perm);
+	return 0;
+}
+
+static double chase_ns(const struct chase *c)
+{
+	void **p = c->lines;
+	uint64_t t0;
+	size_t i;
+
+	for (i = 0; i < MEM_STEPS / 4; i++)	/* into the cache what fits */
+		p = *p;
+	t0 = now_ns();
+	for (i = 0; i < MEM_STEPS; i++)
+		p = *p;
+	return (now_ns() - t0 + (p == NULL)) / (double)MEM_STEPS;
+}
+
+static void chase_free(struct chase *c)
+{
+	if (c->lines && c->lines != MAP_FAILED)
+		munmap(c->lines, c->len);
+}
+
 static int bench_one(const struct bench_opts *o, const char *path, struct result *r)
 {
 	double ref_parse[MAX_ROUNDS], ksym_parse[MAX_ROUNDS], index_ns[MAX_ROUNDS];
@@ -426,6 +493,8 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 	double raw_ns[MAX_ROUNDS], rawh_ns[MAX_ROUNDS], cold_ns[MAX_ROUNDS], coldl_ns[MAX_ROUNDS];
 	double warm_ns[MAX_ROUNDS], warml_ns[MAX_ROUNDS];
 	double mhit_ns[MAX_ROUNDS], mmiss_ns[MAX_ROUNDS];
+	double mem_small[MAX_ROUNDS], mem_large[MAX_ROUNDS];
+	struct chase small = {}, large = {};
 	struct ksym *many = NULL;
 	struct input in = { .path = path };
 	struct ksym_cache_key key, keyl;
@@ -448,7 +517,10 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 	r->bytes = in.len;
 	/* touched once here, so no round pays its page faults */
 	many = calloc(n, sizeof(*many));
-	if (!many) {
+	if (!many || chase_init(&small, MEM_SMALL) || chase_init(&large, MEM_LARGE)) {
+		chase_free(&small);
+		chase_free(&large);
+		free(many);
 		release(&in);
 		return -ENOMEM;
 	}
@@ -522,6 +594,8 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 		uint64_t t0;
 		FILE *f;
 
+		mem_small[round] = chase_ns(&small);
+		mem_large[round] = chase_ns(&large);
 		/* parse: reference, then ours, on the same bytes in memory */
 		{
 			struct ref_syms rs = {};
@@ -683,6 +757,8 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 
 		r->break_even = gain > 0 ? idx / gain : -1;
 	}
+	r->mem_ns[0] = stats_median(mem_small, o->rounds);
+	r->mem_ns[1] = stats_median(mem_large, o->rounds);
 	r->rss_ref_kib = rss_probe(path, true);
 	r->rss_ours_kib = rss_probe(path, false);
 	err = 0;
@@ -697,6 +773,8 @@ out:
 	ksym_table__free(t);
 	release(&in);
 	free(many);
+	chase_free(&small);
+	chase_free(&large);
 	return err;
 }
 
@@ -710,6 +788,9 @@ static void print_text(const struct bench_opts *o, const struct result *r)
 	printf("  reference: fscanf line loop (libbpf) + strdup, linear name scan and address\n"
 	       "  bsearch (libbpf-tools trace_helpers), fnmatch; cold resolve's is the faster\n"
 	       "  raw read; cold rows run in fresh processes\n");
+	printf("  memory meanwhile: a random read costs %.0f ns within %lu MiB, %.0f ns within\n"
+	       "  %lu MiB (pointer chase in each round)\n",
+	       r->mem_ns[0], MEM_SMALL >> 20, r->mem_ns[1], MEM_LARGE >> 20);
 	printf("  %-42s %12s %12s %9s\n", "", "reference", "ksym", "ref/ksym");
 	for (i = 0; i < r->nrows; i++) {
 		const struct row *w = &r->rows[i];
@@ -749,8 +830,10 @@ static void print_json(const struct bench_opts *o, const struct result *r, bool 
 			       w->ours > 0 ? w->ref / w->ours : 0);
 		printf("}");
 	}
-	printf("],\"rss_kib\":{\"reference\":%ld,\"ksym\":%ld},\"batch_break_even\":%.0f}",
-	       r->rss_ref_kib, r->rss_ours_kib, r->break_even);
+	printf("],\"rss_kib\":{\"reference\":%ld,\"ksym\":%ld},\"batch_break_even\":%.0f,"
+	       "\"random_read_ns\":{\"%luMiB\":%.1f,\"%luMiB\":%.1f}}",
+	       r->rss_ref_kib, r->rss_ours_kib, r->break_even, MEM_SMALL >> 20, r->mem_ns[0],
+	       MEM_LARGE >> 20, r->mem_ns[1]);
 }
 
 int bench__run(const struct bench_opts *o)
