@@ -101,12 +101,12 @@ $(OUTPUT)/data/%: tests/data/%.xz
 	@mkdir -p $(@D)
 	xz -dc $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h)
+$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc $< $(KSYM_SRCS) $(MODEL_SRCS) \
 		-lcmocka -lelf -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h)
+$(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) $(MODEL_SRCS) -lcmocka -lelf -o $@
 

@@ -670,7 +670,8 @@ static void parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
 
 /*
  * A table around buf, ready to be fed; ent_hint guesses the entry count. With
- * arena, buf (malloc()ed, arena bytes) only receives the strings kept.
+ * arena, buf (from ksym_mem_alloc(arena)) only receives the strings kept; else
+ * buf is the input, its front rewritten with them.
  */
 static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, char *buf,
 				      size_t ent_hint, size_t arena)

@@ -8,13 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "ksym.h"
+#include "helpers.h"
 
 static struct ksym_parse_stats st;
 
@@ -540,40 +539,11 @@ static void test_fast_lines(void **state)
 	}
 }
 
-/* A load of path (through a pipe when fifo: fed by a child) with o. */
+/* A load of path, through a pipe when fifo, with o. */
 static struct ksym_table *load_via(const char *path, bool fifo, struct ksym_parse_opts *o)
 {
-	char dir[] = "/tmp/ksym-pipe.XXXXXX", p[64];
-	struct ksym_table *t;
-	int status;
-	pid_t pid;
-
-	if (!fifo)
-		return ksym_table__load(KSYM_FMT_KALLSYMS, path, o);
-	assert_non_null(mkdtemp(dir));
-	snprintf(p, sizeof(p), "%s/p", dir);
-	assert_int_equal(mkfifo(p, 0600), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		FILE *in = fopen(path, "r"), *out = fopen(p, "w");
-		char chunk[5003];
-		size_t got;
-
-		if (!in || !out)
-			_exit(1);
-		setvbuf(out, NULL, _IONBF, 0);
-		while ((got = fread(chunk, 1, sizeof(chunk), in)))
-			if (fwrite(chunk, 1, got, out) != got)
-				_exit(1);
-		_exit(0);
-	}
-	t = ksym_table__load(KSYM_FMT_KALLSYMS, p, o);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && !WEXITSTATUS(status));
-	unlink(p);
-	rmdir(dir);
-	return t;
+	return fifo ? load_piped(KSYM_FMT_KALLSYMS, path, o) :
+		      ksym_table__load(KSYM_FMT_KALLSYMS, path, o);
 }
 
 /*
@@ -590,7 +560,7 @@ static void test_pieces(void **state)
 	const char **names = calloc(4097, sizeof(*names));
 	struct ksym_parse_stats s_ref, s_got;
 	size_t len, i, n = 0, k, kind;
-	struct ksym a, b;
+	struct ksym a;
 	FILE *f;
 	int fd;
 
@@ -662,18 +632,7 @@ static void test_pieces(void **state)
 			assert_int_equal(s_got.skipped, s_ref.skipped);
 			assert_int_equal(s_got.malformed, s_ref.malformed);
 			assert_memory_equal(s_got.bad_line, s_ref.bad_line, sizeof(s_ref.bad_line));
-			assert_int_equal(ksym_table__cnt(got), ksym_table__cnt(ref));
-			for (i = 0; i < ksym_table__cnt(ref); i++) {
-				assert_int_equal(ksym_table__at(ref, i, &a), 0);
-				assert_int_equal(ksym_table__at(got, i, &b), 0);
-				assert_int_equal(a.addr, b.addr);
-				assert_int_equal(a.type, b.type);
-				assert_string_equal(a.name, b.name);
-				assert_true(a.module == b.module || !strcmp(a.module, b.module));
-			}
-			for (i = 0; i < n; i++)
-				assert_int_equal(ksym_table__find(got, names[i], NULL, &a, 1),
-						 ksym_table__find(ref, names[i], NULL, &b, 1));
+			assert_same_table(ref, got, names, n);
 			assert_int_equal(ksym_table__find(got, "sym_last", NULL, &a, 1), 1);
 			ksym_table__batch_end(got);
 			ksym_table__free(got);

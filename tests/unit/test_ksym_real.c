@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "ksym.h"
+#include "helpers.h"
 
 struct ref {
 	uint64_t addr;
@@ -216,62 +217,24 @@ static void test_live_kallsyms(void **s)
 
 /*
  * A file read as it is produced (here a pipe fed in odd-sized pieces, so lines
- * break across reads) parses in a second thread's wake: the same table as the
- * file read whole, with and without a name filter.
+ * break across reads) is read by a second thread: the same table as the file
+ * read by the caller's, with and without a name filter.
  */
 static void streamed_equals_whole(const char *path, const char *const *names, size_t n)
 {
 	struct ksym_parse_opts o = { .sz = sizeof(o), .index = true, .names = names,
 				     .name_cnt = n };
-	char fifo[] = "/tmp/ksym-fifo.XXXXXX", *path_fifo;
 	struct ksym_table *whole, *streamed;
-	struct ksym a, b;
-	size_t i;
-	pid_t pid;
-	int status;
 
 	whole = ksym_table__load(KSYM_FMT_KALLSYMS, path, names ? &o : NULL);
 	assert_non_null(whole);
-	assert_non_null(mkdtemp(fifo));
-	assert_true(asprintf(&path_fifo, "%s/p", fifo) > 0);
-	assert_int_equal(mkfifo(path_fifo, 0600), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		FILE *in = fopen(path, "r"), *out = fopen(path_fifo, "w");
-		char chunk[4099];
-		size_t got;
-
-		if (!in || !out)
-			_exit(1);
-		setvbuf(out, NULL, _IONBF, 0);
-		while ((got = fread(chunk, 1, sizeof(chunk), in)))
-			if (fwrite(chunk, 1, got, out) != got)
-				_exit(1);
-		_exit(0);
-	}
-	streamed = ksym_table__load(KSYM_FMT_KALLSYMS, path_fifo, names ? &o : NULL);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && !WEXITSTATUS(status));
+	streamed = load_piped(KSYM_FMT_KALLSYMS, path, names ? &o : NULL);
 	assert_non_null(streamed);
-	assert_int_equal(ksym_table__cnt(streamed), ksym_table__cnt(whole));
-	for (i = 0; i < ksym_table__cnt(whole); i++) {
-		assert_int_equal(ksym_table__at(whole, i, &a), 0);
-		assert_int_equal(ksym_table__at(streamed, i, &b), 0);
-		assert_int_equal(a.addr, b.addr);
-		assert_string_equal(a.name, b.name);
-		assert_true(a.module == b.module || !strcmp(a.module, b.module));
-	}
-	for (i = 0; i < n; i++)
-		assert_int_equal(ksym_table__find(streamed, names[i], NULL, &a, 1),
-				 ksym_table__find(whole, names[i], NULL, &b, 1));
+	assert_same_table(whole, streamed, names, n);
 	print_message("# %s streamed through a pipe: %zu symbols%s\n", path,
 		      ksym_table__cnt(whole), names ? " (names kept)" : "");
 	ksym_table__free(whole);
 	ksym_table__free(streamed);
-	unlink(path_fifo);
-	rmdir(fifo);
-	free(path_fifo);
 }
 
 static void test_612_streamed(void **s)
