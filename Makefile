@@ -17,7 +17,7 @@ INCLUDES := -I$(OUTPUT) -Isrc -Ibpf -Ilibbpf/include/uapi
 LDLIBS := -lelf -lz -lzstd -pthread
 
 # Userspace: one file per responsibility (CLI -> attach engine -> lookup layer).
-KSYM_SRCS := src/ksym.c src/ksym_mem.c src/ksym_parse.c src/ksym_cache.c src/ksym_db.c src/ksym_elf.c src/ksym_kcore.c src/glob.c
+KSYM_SRCS := src/ksym.c src/ksym_mem.c src/ksym_parse.c src/ksym_cache.c src/ksym_resolve.c src/ksym_db.c src/ksym_elf.c src/ksym_kcore.c src/glob.c
 # bench -> kernel model -> sources
 MODEL_SRCS := src/kmodel.c
 APP_SRCS := src/main.c src/query.c src/bench.c src/bench_ref.c src/compare.c src/attach.c \

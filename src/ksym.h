@@ -253,6 +253,19 @@ struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 void ksym_answers__free(struct ksym_answers *a);
 
 /*
+ * A list resolved from a table's cache file (ksym_cache__store()) without
+ * loading the table: each name's answer is read from a few lines of the file
+ * beside the table, and those lines are checked before they are used (a hit
+ * checks its own records, a miss its bucket's), not the whole file first. out[]
+ * as ksym_table__find_many() fills it; its names and modules live until
+ * ksym_answers__free(). A damaged record read on the way fails the whole list:
+ * NULL with EBADMSG, out[] undefined; other errors as ksym_cache__load().
+ */
+struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
+					 const struct ksym_cache_key *key,
+					 const char *const *names, size_t n, struct ksym *out);
+
+/*
  * The kernel's symbols, as a tracer needs them: the sources chosen, read once,
  * cached across runs. Live sources are the defaults; any explicit file bypasses
  * the cache.

@@ -2,7 +2,9 @@
 /*
  * The persisted index. The file is the table itself (entries, module offsets,
  * name index, strings), mapped read-only and used in place: a warm start costs
- * an open, an mmap and one checksum pass, no parsing.
+ * an open, an mmap and one checksum pass, no parsing. After the table comes a
+ * resolve section (ksym_resolve.c), from which a list of names is resolved
+ * without the table.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,7 +20,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 9	/* 9: the name hash reads its tail in one load */
+#define CACHE_VERSION 10	/* 10: the resolve section */
 
 struct cache_hdr {
 	char magic[8];
@@ -29,19 +31,15 @@ struct cache_hdr {
 	uint32_t slot_mask;
 	uint64_t cnt, mod_cnt, nslots, buf_len;
 	uint64_t by_addr_cnt;	/* 0: file order is address order; else cnt */
-	uint64_t payload_sum;	/* over everything after the header */
+	uint64_t payload_sum;	/* over the table, header to resolve section */
+	/* the resolve section, 8-aligned after the table: head, then records */
+	uint64_t res_len;
+	uint64_t res_head_len;	/* bucket offsets, module names: checked whole */
+	uint64_t res_head_sum;
+	uint32_t res_buckets;	/* a power of two */
+	uint32_t res_mods;
 	uint64_t hdr_sum;	/* over the header up to here */
 };
-
-/* murmur3's finalizer: every input bit flips each output bit half the time */
-static inline uint64_t fmix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
 
 /*
  * Fletcher-style over 64-bit words in four lanes: adds only, so it runs at
@@ -65,7 +63,7 @@ static uint64_t sum64(const void *p, size_t len)
 			c[j] += a[j];
 		}
 	}
-	h = fmix64(len * K1);
+	h = ksym_fmix64(len * K1);
 	for (; i < len; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
 	/*
@@ -74,8 +72,8 @@ static uint64_t sum64(const void *p, size_t len)
 	 * mixing let the two differences cancel.
 	 */
 	for (j = 0; j < 8; j++) {
-		h = fmix64(h ^ a[j]);
-		h = fmix64(h ^ c[j]);
+		h = ksym_fmix64(h ^ a[j]);
+		h = ksym_fmix64(h ^ c[j]);
 	}
 	return h;
 }
@@ -142,7 +140,7 @@ int ksym_cache__live_key(struct ksym_cache_key *key, const char *source)
 void ksym_cache__list_key(struct ksym_cache_key *key, const struct ksym_cache_key *base,
 			  const char *const *names, size_t n)
 {
-	uint64_t h = fmix64(n);
+	uint64_t h = ksym_fmix64(n);
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -151,7 +149,7 @@ void ksym_cache__list_key(struct ksym_cache_key *key, const struct ksym_cache_ke
 		/* names end in NUL: "ab","c" and "a","bc" differ */
 		for (c = names[i]; *c; c++)
 			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-		h = fmix64(h ^ 0xff);
+		h = ksym_fmix64(h ^ 0xff);
 	}
 	*key = *base;
 	snprintf(key->source, sizeof(key->source), "%.40s list %016llx", base->source,
@@ -174,6 +172,31 @@ static size_t align8(size_t v)
 static uint64_t hdr_sum(const struct cache_hdr *h)
 {
 	return sum64(h, offsetof(struct cache_hdr, hdr_sum));
+}
+
+/* The table's end in the file (header included); false if the sizes cannot be. */
+static bool table_len(const struct cache_hdr *h, size_t *need)
+{
+	/* each bounded before it is multiplied */
+	if (h->cnt > UINT32_MAX || h->mod_cnt > UINT16_MAX || h->nslots > (1ull << 32) ||
+	    h->buf_len > UINT32_MAX || !h->buf_len || (h->nslots & (h->nslots - 1)) ||
+	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1 ||
+	    (h->by_addr_cnt && h->by_addr_cnt != h->cnt))
+		return false;
+	*need = sizeof(*h) + h->cnt * sizeof(struct ksym_ent) +
+		align8(h->mod_cnt * sizeof(uint32_t)) + h->nslots * sizeof(struct ksym_slot) +
+		align8(h->cnt * sizeof(uint32_t)) + align8(h->by_addr_cnt * sizeof(uint32_t)) +
+		h->buf_len;
+	return true;
+}
+
+/* The zeros between the table and the resolve section: no byte goes unchecked. */
+static bool gap_zero(const char *map, size_t need)
+{
+	for (; need & 7; need++)
+		if (map[need])
+			return false;
+	return true;
 }
 
 static struct ksym_table *bad(void *map, size_t len, int err)
@@ -222,7 +245,8 @@ static bool valid(const struct ksym_table *t, uint64_t nslots)
  * dir/name mapped read-only if it is a regular file of ours, closed to others
  * and at least min bytes long; NULL with errno (EPERM, EBADMSG, ENOENT...).
  */
-static char *map_file(const char *dir, const char *name, size_t min, struct stat *st)
+static char *map_file(const char *dir, const char *name, size_t min, struct stat *st,
+		      bool populate)
 {
 	char path[512], *map;
 	int fd;
@@ -240,7 +264,8 @@ static char *map_file(const char *dir, const char *name, size_t min, struct stat
 		close(fd);
 		return bad(NULL, 0, EBADMSG), NULL;
 	}
-	map = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	map = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
+		   fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return bad(NULL, 0, errno), NULL;
@@ -256,7 +281,7 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	struct stat st;
 	char *p, *map;
 
-	map = map_file(dir, name, sizeof(*h), &st);
+	map = map_file(dir, name, sizeof(*h), &st, true);
 	if (!map)
 		return NULL;
 	h = (const struct cache_hdr *)map;
@@ -265,20 +290,16 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 		return bad(map, st.st_size, EBADMSG);
 	if (!key_eq(&h->key, key))
 		return bad(map, st.st_size, ESTALE);
-	/* sizes: each bounded before it is multiplied, then the total must be the file */
-	if (h->cnt > UINT32_MAX || h->mod_cnt > UINT16_MAX || h->nslots > (1ull << 32) ||
-	    h->buf_len > UINT32_MAX || !h->buf_len || (h->nslots & (h->nslots - 1)) ||
-	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1 ||
-	    (h->by_addr_cnt && h->by_addr_cnt != h->cnt))
+	if (!table_len(h, &need))
 		return bad(map, st.st_size, EBADMSG);
 	ents_len = h->cnt * sizeof(struct ksym_ent);
 	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
 	slots_len = h->nslots * sizeof(struct ksym_slot);
 	dups_len = align8(h->cnt * sizeof(uint32_t));
 	order_len = align8(h->by_addr_cnt * sizeof(uint32_t));
-	need = sizeof(*h) + ents_len + mods_len + slots_len + dups_len + order_len + h->buf_len;
-	if (need != (size_t)st.st_size ||
-	    sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
+	/* the resolve section is checked where it is used, not here */
+	if (h->res_len > UINT32_MAX || align8(need) + h->res_len != (size_t)st.st_size ||
+	    !gap_zero(map, need) || sum64(map + sizeof(*h), need - sizeof(*h)) != h->payload_sum)
 		return bad(map, st.st_size, EBADMSG);
 
 	t = calloc(1, sizeof(*t));
@@ -375,8 +396,9 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 		      const struct ksym_table *t)
 {
 	struct ksym_table c = {};	/* the compacted copy that goes to the file */
+	struct ksym_res_plan rp = {};
 	struct cache_hdr h = {};
-	size_t slen = 0, scap = 1, el, ml, sl, dl, ol, total, i;
+	size_t slen = 0, scap = 1, el, ml, sl, dl, ol, total, roff, i;
 	char *pay = NULL;
 	int err;
 
@@ -439,10 +461,21 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	dl = align8(t->cnt * sizeof(uint32_t));
 	ol = align8(h.by_addr_cnt * sizeof(uint32_t));
 	total = el + ml + sl + dl + ol + slen;
+	err = ksym_res__plan(&c, &rp);
+	if (err)
+		goto out;
+	/* the resolve section starts 8-aligned in the file, after the table */
+	roff = align8(sizeof(h) + total) - sizeof(h);
 	err = -ENOMEM;
-	pay = calloc(1, total);
+	pay = calloc(1, roff + rp.len);
 	if (!pay)
 		goto out;
+	ksym_res__write(&c, &rp, pay + roff);
+	h.res_len = rp.len;
+	h.res_head_len = rp.head_len;
+	h.res_head_sum = sum64(pay + roff, rp.head_len);
+	h.res_buckets = rp.buckets;
+	h.res_mods = rp.mods;
 	memcpy(pay, c.ents, el);
 	memcpy(pay + el, c.mods, t->mod_cnt * sizeof(uint32_t));
 	memcpy(pay + el + ml, c.ix.slots, sl);
@@ -453,8 +486,9 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	h.payload_sum = sum64(pay, total);
 	h.hdr_sum = hdr_sum(&h);
 
-	err = write_atomic(dir, name, &h, sizeof(h), pay, total);
+	err = write_atomic(dir, name, &h, sizeof(h), pay, roff + rp.len);
 out:
+	ksym_res__plan_free(&rp);
 	ksym_index_free(&c.ix);
 	free(c.buf);
 	free(c.ents);
@@ -573,7 +607,7 @@ struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 	char *map;
 	size_t i;
 
-	map = map_file(dir, name, sizeof(*h), &st);
+	map = map_file(dir, name, sizeof(*h), &st, true);
 	if (!map)
 		return NULL;
 	h = (const struct answers_hdr *)map;
@@ -625,4 +659,43 @@ void ksym_answers__free(struct ksym_answers *a)
 		return;
 	munmap(a->map, a->len);
 	free(a);
+}
+
+struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
+					 const struct ksym_cache_key *key,
+					 const char *const *names, size_t n, struct ksym *out)
+{
+	const struct cache_hdr *h;
+	struct ksym_answers *a;
+	struct ksym_res x;
+	struct stat st;
+	size_t need;
+	char *map, *sec;
+
+	/* no populate: a list needs a fraction of the records, and none of the table */
+	map = map_file(dir, name, sizeof(*h), &st, false);
+	if (!map)
+		return NULL;
+	h = (const struct cache_hdr *)map;
+	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->version != CACHE_VERSION ||
+	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != hdr_sum(h))
+		return bad(map, st.st_size, EBADMSG), NULL;
+	if (!key_eq(&h->key, key))
+		return bad(map, st.st_size, ESTALE), NULL;
+	if (!table_len(h, &need) || h->res_len > UINT32_MAX || h->res_mods > UINT16_MAX ||
+	    align8(need) + h->res_len != (size_t)st.st_size || h->res_head_len > h->res_len ||
+	    !gap_zero(map, need))
+		return bad(map, st.st_size, EBADMSG), NULL;
+	/* the head whole, the records each where they are used */
+	sec = map + align8(need);
+	if (sum64(sec, h->res_head_len) != h->res_head_sum ||
+	    ksym_res__open(&x, sec, h->res_len, h->res_head_len, h->res_buckets, h->res_mods) ||
+	    ksym_res__find_many(&x, names, n, out) < 0)
+		return bad(map, st.st_size, EBADMSG), NULL;
+	a = malloc(sizeof(*a));
+	if (!a)
+		return bad(map, st.st_size, ENOMEM), NULL;
+	a->map = map;
+	a->len = st.st_size;
+	return a;
 }

@@ -177,4 +177,52 @@ void ksym_index_free(struct ksym_index *ix);
 /* After parsing or changing addresses: address order (by_addr) and sizes. */
 int ksym_table__finish(struct ksym_table *t);
 
+/* murmur3's finalizer: every input bit flips each output bit half the time */
+static inline uint64_t ksym_fmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static inline uint32_t ksym_fold32(uint64_t x)
+{
+	return (uint32_t)(x ^ x >> 32);
+}
+
+/*
+ * A cache file's resolve section (ksym_resolve.c): planned for a table (sizes,
+ * record order), then written into len zeroed bytes; the first
+ * head_len of them are for the caller to check whole, the records check
+ * themselves as they are read.
+ */
+struct res_layout;
+
+struct ksym_res_plan {
+	uint32_t buckets, mods;
+	size_t head_len, len;
+	struct res_layout *l;
+};
+
+int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p);
+void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, char *out);
+void ksym_res__plan_free(struct ksym_res_plan *p);
+
+/* A section read back, its head checked: -EBADMSG where its offsets cannot be. */
+struct ksym_res {
+	const uint32_t *dir, *modoff;
+	const char *str, *recs;
+	size_t str_len, rec_len;
+	uint32_t buckets, mods;
+};
+
+int ksym_res__open(struct ksym_res *x, const char *sec, size_t len, size_t head_len,
+		   uint32_t buckets, uint32_t mods);
+/* ksym_table__find_many() over the section: the number found, or -EBADMSG at the
+ * first damaged record read. */
+int ksym_res__find_many(const struct ksym_res *x, const char *const *names, size_t n,
+			struct ksym *out);
+
 #endif

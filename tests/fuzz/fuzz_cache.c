@@ -67,13 +67,35 @@ static void answers(const struct ksym_cache_key *key, const uint8_t *data, size_
 	ksym_answers__free(a);
 }
 
+/* The same file through its resolve section: whatever it finds is what was asked. */
+static void resolve(const struct ksym_cache_key *key)
+{
+	static const char *const names[] = { "vfs_read", "dup", "9p:v9fs_kill_super", ":dup",
+					     "_stext", "nope", "" };
+	struct ksym out[7];
+	struct ksym_answers *a;
+	size_t i;
+
+	a = ksym_cache__resolve(dir, "c", key, names, 7, out);
+	for (i = 0; a && i < 7; i++) {
+		const char *q = strchr(names[i], ':');
+
+		if (out[i].name && strcmp(out[i].name, q ? q + 1 : names[i]))
+			abort();	/* an answer for another name */
+		if (out[i].name && q && q != names[i] &&
+		    (!out[i].module || strncmp(out[i].module, names[i], q - names[i])))
+			abort();	/* from another module */
+	}
+	ksym_answers__free(a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ksym_cache_key key = { .boot_id = "fuzz", .release = "fuzz", .source = "fuzz" };
 	struct ksym_table *t;
 	struct cache_hdr h;
 	struct ksym s, hit[4];
-	size_t i;
+	size_t i, need;
 	char *buf;
 
 	/* once: mkdtemp's own random name may well start with an 'X' */
@@ -91,11 +113,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h.version = CACHE_VERSION;
 	h.ent_size = sizeof(struct ksym_ent);
 	h.key = key;
-	h.payload_sum = sum64(buf + sizeof(h), size - sizeof(h));
+	/* both sums where the sizes allow them: the table's, the resolve head's */
+	if (table_len(&h, &need) && need <= size) {
+		h.payload_sum = sum64(buf + sizeof(h), need - sizeof(h));
+		if (align8(need) + h.res_head_len <= size)
+			h.res_head_sum = sum64(buf + align8(need), h.res_head_len);
+	}
 	h.hdr_sum = hdr_sum(&h);
 	memcpy(buf, &h, sizeof(h));
 	write_input("c", buf, size);
 
+	resolve(&key);
 	t = ksym_cache__load(dir, "c", &key);
 	if (!t)
 		return 0;

@@ -201,25 +201,150 @@ static void test_answers(void **state)
 	ksym_table__free(t);
 }
 
+/* A list over every name of the sample, its modules, and what it lacks. */
+static const char *const res_list[] = {
+	"vfs_read", "dup", "_stext", "v9fs_kill_super", "9p:v9fs_kill_super", ":dup",
+	"9p:dup", ":v9fs_kill_super", "nope", "xx:vfs_read", "dupe", "", "vfs_rea",
+};
+#define RES_N (sizeof(res_list) / sizeof(res_list[0]))
+
+static bool same_answers(const struct ksym *want, const struct ksym *got, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ksym *a = &want[i], *b = &got[i];
+
+		if (!a->name != !b->name)
+			return false;
+		if (a->name && (strcmp(a->name, b->name) || a->addr != b->addr || a->size != b->size ||
+				a->type != b->type || a->flags != b->flags || !a->module != !b->module ||
+				(a->module && strcmp(a->module, b->module))))
+			return false;
+	}
+	return true;
+}
+
+/* What find_many gives the list on table t. */
+static void want_of(struct ksym_table *t, const char *const *list, size_t n, struct ksym *want)
+{
+	assert_int_equal(ksym_table__batch_begin(t), 0);
+	ksym_table__find_many(t, list, n, want);
+	ksym_table__batch_end(t);
+}
+
+/* The resolve section answers as the table does, misses and modules included. */
+static void test_resolve(void **state)
+{
+	struct ksym_cache_key k = key_of("boot-a"), other = key_of("boot-b");
+	struct ksym_table *t = tbl(KSYM_FMT_KALLSYMS, sample);
+	struct ksym want[RES_N], got[RES_N];
+	struct ksym_answers *a;
+
+	(void)state;
+	assert_non_null(t);
+	want_of(t, res_list, RES_N, want);
+	assert_int_equal(ksym_cache__store(dir, "res", &k, t), 0);
+	a = ksym_cache__resolve(dir, "res", &k, res_list, RES_N, got);
+	assert_non_null(a);
+	assert_true(same_answers(want, got, RES_N));
+	/* the lowest of a name's run, its module, vmlinux only */
+	assert_int_equal(got[1].addr, 0xffffffff81000200ull);
+	assert_string_equal(got[4].module, "9p");
+	assert_int_equal(got[5].addr, 0xffffffff81000200ull);
+	assert_null(got[6].name);
+	assert_null(got[7].name);
+	assert_null(got[8].name);
+	ksym_answers__free(a);
+	assert_null(ksym_cache__resolve(dir, "res", &other, res_list, RES_N, got));
+	assert_int_equal(errno, ESTALE);
+	assert_null(ksym_cache__resolve(dir, "missing", &k, res_list, RES_N, got));
+	assert_int_equal(errno, ENOENT);
+	ksym_table__free(t);
+}
+
+/* Long runs of one name, many modules, many buckets: every name and a miss each. */
+static void test_resolve_many(void **state)
+{
+	struct ksym_cache_key k = key_of("boot-a");
+	size_t cap = 1 << 20, len = 0, n = 0, i;
+	char *text = malloc(cap), **names = calloc(5000, sizeof(*names));
+	struct ksym *want = calloc(5000, sizeof(*want)), *got = calloc(5000, sizeof(*got));
+	struct ksym_answers *a;
+	struct ksym_table *t;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(names);
+	for (i = 0; i < 300; i++)	/* one name 300 times, the lowest address last */
+		len += snprintf(text + len, cap - len, "ffffffff81%06zx t cleanup_module\n", 300 - i);
+	for (i = 0; i < 2000; i++)
+		len += snprintf(text + len, cap - len, "ffffffff82%06zx T fn_%zu%s\n", i, i,
+				i % 3 ? "" : "\t[m3]");
+	for (i = 0; i < 50; i++)	/* outside the 32-bit window, and large */
+		len += snprintf(text + len, cap - len, "%016zx D percpu_%zu\n", i * 0x100000, i);
+	t = tbl(KSYM_FMT_KALLSYMS, text);
+	assert_non_null(t);
+	for (i = 0; i < 2000; i++) {
+		assert_true(asprintf(&names[n++], "fn_%zu", i) > 0);
+		assert_true(asprintf(&names[n++], "fn_%zu_", i) > 0);
+	}
+	for (i = 0; i < 50; i++)
+		assert_true(asprintf(&names[n++], "percpu_%zu", i) > 0);
+	assert_true(asprintf(&names[n++], "cleanup_module") > 0);
+	assert_true(asprintf(&names[n++], "m3:fn_3") > 0);
+	assert_true(asprintf(&names[n++], "m3:fn_4") > 0);
+	want_of(t, (const char *const *)names, n, want);
+	assert_int_equal(ksym_cache__store(dir, "many", &k, t), 0);
+	a = ksym_cache__resolve(dir, "many", &k, (const char *const *)names, n, got);
+	assert_non_null(a);
+	assert_true(same_answers(want, got, n));
+	assert_int_equal(got[4050].addr, 0xffffffff81000001ull);
+	assert_non_null(got[n - 2].name);
+	assert_null(got[n - 1].name);
+	ksym_answers__free(a);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(want);
+	free(got);
+	free(text);
+	ksym_table__free(t);
+}
+
+/*
+ * One flipped bit at every offset: the table refuses to load where its part
+ * changed, the resolve section refuses where its part did; neither ever
+ * answers wrong, and no byte goes unchecked by both.
+ */
 static void test_truncated_and_flipped(void **state)
 {
 	struct ksym_cache_key k = key_of("boot-a");
+	struct ksym_table *ref = tbl(KSYM_FMT_KALLSYMS, sample), *t;
+	struct ksym want[RES_N], got[RES_N];
+	struct ksym_answers *a;
+	size_t table_bad = 0, res_bad = 0, i;
 	struct stat st;
 	off_t off;
 	char c;
 	int fd;
 
 	(void)state;
+	assert_non_null(ref);
+	want_of(ref, res_list, RES_N, want);
 	store_sample("trunc", &k);
 	assert_int_equal(stat(path_of("trunc"), &st), 0);
 	assert_int_equal(truncate(path_of("trunc"), st.st_size - 1), 0);
 	assert_null(ksym_cache__load(dir, "trunc", &k));
 	assert_int_equal(errno, EBADMSG);
+	assert_null(ksym_cache__resolve(dir, "trunc", &k, res_list, RES_N, got));
+	assert_int_equal(errno, EBADMSG);
 	assert_int_equal(truncate(path_of("trunc"), 10), 0);
 	assert_null(ksym_cache__load(dir, "trunc", &k));
 	assert_int_equal(errno, EBADMSG);
+	assert_null(ksym_cache__resolve(dir, "trunc", &k, res_list, RES_N, got));
+	assert_int_equal(errno, EBADMSG);
 
-	/* one flipped bit anywhere: header, entries, index, strings */
 	store_sample("flip", &k);
 	assert_int_equal(stat(path_of("flip"), &st), 0);
 	for (off = 0; off < st.st_size; off++) {
@@ -228,14 +353,48 @@ static void test_truncated_and_flipped(void **state)
 		assert_int_equal(pread(fd, &c, 1, off), 1);
 		c ^= 0x10;
 		assert_int_equal(pwrite(fd, &c, 1, off), 1);
-		assert_null(ksym_cache__load(dir, "flip", &k));
-		assert_true(errno == EBADMSG || errno == ESTALE);
+		t = ksym_cache__load(dir, "flip", &k);
+		if (t) {
+			want_of(t, res_list, RES_N, got);
+			assert_true(same_answers(want, got, RES_N));
+			ksym_table__free(t);
+		} else {
+			assert_true(errno == EBADMSG || errno == ESTALE);
+			table_bad++;
+		}
+		a = ksym_cache__resolve(dir, "flip", &k, res_list, RES_N, got);
+		if (a) {
+			assert_true(same_answers(want, got, RES_N));
+			ksym_answers__free(a);
+			assert_null(t);
+		} else {
+			assert_true(errno == EBADMSG || errno == ESTALE);
+			res_bad++;
+		}
+		/* alone, too: in a list, another name's check may notice first */
+		for (i = 0; i < RES_N; i++) {
+			a = ksym_cache__resolve(dir, "flip", &k, &res_list[i], 1, got);
+			if (a)
+				assert_true(same_answers(&want[i], got, 1));
+			else
+				assert_true(errno == EBADMSG || errno == ESTALE);
+			ksym_answers__free(a);
+		}
 		c ^= 0x10;
 		assert_int_equal(pwrite(fd, &c, 1, off), 1);
 		close(fd);
 	}
+	/* each part had flips of its own, and the header's counted for both */
+	assert_true(table_bad > 0 && res_bad > 0 && table_bad < (size_t)st.st_size &&
+		    res_bad < (size_t)st.st_size && table_bad + res_bad > (size_t)st.st_size);
 	/* restored: good again */
-	ksym_table__free(ksym_cache__load(dir, "flip", &k));
+	t = ksym_cache__load(dir, "flip", &k);
+	assert_non_null(t);
+	ksym_table__free(t);
+	a = ksym_cache__resolve(dir, "flip", &k, res_list, RES_N, got);
+	assert_non_null(a);
+	ksym_answers__free(a);
+	ksym_table__free(ref);
 }
 
 static void test_unsafe_files(void **state)
@@ -407,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_stale_key),
 		cmocka_unit_test(test_list_key),
 		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_resolve_many),
 		cmocka_unit_test(test_truncated_and_flipped),
 		cmocka_unit_test(test_unsafe_files),
 		cmocka_unit_test(test_live_key),

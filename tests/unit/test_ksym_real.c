@@ -5,6 +5,7 @@
  * /proc/kallsyms. Files come from KSYM_DATA (decompressed fixtures).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,6 +104,109 @@ static int iter_check(const struct ksym *s, void *ctx)
 	return 0;
 }
 
+/*
+ * The cache's resolve section against the reference (rt sorted by module,
+ * name, address): "mod:name" (":name" for vmlinux) is each group's lowest
+ * address; plain names and misses as the table gives them. Then single flipped
+ * bytes anywhere in the file: the list fails or comes back the same.
+ */
+static void resolve_check(const char *path, struct ksym_table *t, const struct ref_table *rt)
+{
+	struct ksym_cache_key key = { .boot_id = "test", .release = "test", .source = "test" };
+	char dir[] = "/tmp/ksym-real-res.XXXXXX", file[64], cmd[96];
+	size_t i, end, n = 0, groups = 0, flips = 0, noticed = 0;
+	char **q = calloc(3 * rt->n + 1, sizeof(*q));
+	struct ksym *want = calloc(3 * rt->n + 1, sizeof(*want));
+	struct ksym *got = calloc(3 * rt->n + 1, sizeof(*got));
+	struct ksym_answers *a;
+	struct stat st;
+	int fd;
+
+	assert_true(q && want && got);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ksym_cache__store(dir, "c", &key, t), 0);
+	for (i = 0; i < rt->n; i = end) {
+		const struct ref *r = &rt->v[i];
+
+		for (end = i; end < rt->n && !strcmp(rt->v[end].name, r->name) &&
+			      !strcmp(rt->v[end].mod, r->mod); end++)
+			;
+		assert_true(asprintf(&q[n++], "%s:%s", r->mod, r->name) > 0);
+		groups++;
+	}
+	for (i = 0; i < rt->n; i += 2)
+		q[n++] = strdup(rt->v[i].name);
+	for (i = 0; i < rt->n; i += 7)
+		assert_true(asprintf(&q[n++], "%s_x", rt->v[i].name) > 0);
+	assert_int_equal(ksym_table__batch_begin(t), 0);
+	ksym_table__find_many(t, (const char *const *)q, n, want);
+	ksym_table__batch_end(t);
+	a = ksym_cache__resolve(dir, "c", &key, (const char *const *)q, n, got);
+	assert_non_null(a);
+	for (i = 0, end = 0; i < n; i++) {
+		assert_int_equal(!got[i].name, !want[i].name);
+		if (!want[i].name)
+			continue;
+		assert_int_equal(got[i].addr, want[i].addr);
+		assert_int_equal(got[i].size, want[i].size);
+		assert_int_equal(got[i].type, want[i].type);
+		assert_int_equal(got[i].flags, want[i].flags);
+		assert_string_equal(got[i].name, want[i].name);
+		assert_int_equal(!got[i].module, !want[i].module);
+		if (got[i].module)
+			assert_string_equal(got[i].module, want[i].module);
+	}
+	/* the module-qualified ones against the reference's lowest of each group */
+	for (i = 0, end = 0; i < groups; i++) {
+		const struct ref *r = &rt->v[end];
+
+		assert_non_null(got[i].name);
+		assert_int_equal(got[i].addr, r->addr);
+		assert_true(same_mod(r->mod, got[i].module));
+		while (end < rt->n && !strcmp(rt->v[end].name, r->name) &&
+		       !strcmp(rt->v[end].mod, r->mod))
+			end++;
+	}
+	ksym_answers__free(a);
+
+	snprintf(file, sizeof(file), "%s/c", dir);
+	assert_int_equal(stat(file, &st), 0);
+	srand(7);
+	for (flips = 0; flips < 48; flips++) {
+		off_t off = ((off_t)rand() << 16 ^ rand()) % st.st_size;
+		char c;
+
+		fd = open(file, O_RDWR);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &c, 1, off), 1);
+		c ^= 1 << (flips % 8);
+		assert_int_equal(pwrite(fd, &c, 1, off), 1);
+		a = ksym_cache__resolve(dir, "c", &key, (const char *const *)q, n, got);
+		if (a) {
+			for (i = 0; i < n; i++) {
+				assert_int_equal(!got[i].name, !want[i].name);
+				assert_true(!got[i].name || got[i].addr == want[i].addr);
+			}
+		} else {
+			assert_int_equal(errno, EBADMSG);
+			noticed++;
+		}
+		ksym_answers__free(a);
+		c ^= 1 << (flips % 8);
+		assert_int_equal(pwrite(fd, &c, 1, off), 1);
+		close(fd);
+	}
+	print_message("# %s: %zu names resolved from a cache file, %zu of %zu flips noticed\n",
+		      path, n, noticed, flips);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	for (i = 0; i < n; i++)
+		free(q[i]);
+	free(q);
+	free(want);
+	free(got);
+}
+
 /* Exact lookups (batch and scan), address lookups, a glob: all against the reference. */
 static void cross_check(const char *path, enum ksym_format fmt, size_t scan_sample)
 {
@@ -152,6 +256,7 @@ static void cross_check(const char *path, enum ksym_format fmt, size_t scan_samp
 		checked++;
 	}
 	ksym_table__batch_end(t);
+	resolve_check(path, t, &rt);
 
 	/* the scan path (no batch) agrees with the index on a sample */
 	for (i = 0; i < rt.n; i += rt.n / scan_sample + 1) {
