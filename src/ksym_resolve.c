@@ -20,8 +20,9 @@
  * Packed, as what a warm lookup pays most for is the first touch of each page
  * of a freshly mapped file (0.2-1.5 us a 4 KiB page on the build VM), and
  * 10,000 names touch nearly every page. A bucket's records are sorted by
- * name, then address, so a name's duplicates are a run marked at both ends: a
- * run cut short by a damaged record is noticed without checking the bucket.
+ * hash, name, then address, so a name's duplicates are a run marked at both
+ * ends: a run cut short by a damaged record is noticed without checking the
+ * bucket.
  */
 struct res_rec {
 	uint64_t addr;
@@ -40,7 +41,7 @@ struct res_rec {
 struct res_layout {
 	size_t dir_len, modoff_len;
 	uint32_t *hash;		/* per entry */
-	uint32_t *order;	/* entries by bucket, then name, then address */
+	uint32_t *order;	/* entries by bucket, then hash, name, address */
 };
 
 static size_t align8(size_t v)
@@ -70,10 +71,14 @@ static inline uint32_t rec_check(const struct res_rec *r, uint32_t name_hash, ui
 
 /* ---- building ---- */
 
-static int res_cmp(const struct ksym_table *t, uint32_t x, uint32_t y)
+/* Hash, then name, then address: a name's records side by side, in address order. */
+static int res_cmp(const struct ksym_table *t, const uint32_t *hash, uint32_t x, uint32_t y)
 {
-	int d = strcmp(ksym_ent_name(t, &t->ents[x]), ksym_ent_name(t, &t->ents[y]));
+	int d;
 
+	if (hash[x] != hash[y])
+		return hash[x] < hash[y] ? -1 : 1;
+	d = strcmp(ksym_ent_name(t, &t->ents[x]), ksym_ent_name(t, &t->ents[y]));
 	if (d)
 		return d;
 	if (t->ents[x].addr != t->ents[y].addr)
@@ -133,7 +138,7 @@ int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p)
 		uint32_t v = l->order[i], b = l->hash[v] & mask;
 
 		for (j = i; j > 0 && (l->hash[l->order[j - 1]] & mask) == b &&
-			    res_cmp(t, l->order[j - 1], v) > 0; j--)
+			    res_cmp(t, l->hash, l->order[j - 1], v) > 0; j--)
 			l->order[j] = l->order[j - 1];
 		l->order[j] = v;
 	}
@@ -154,6 +159,12 @@ fail:
 	free(start);
 	ksym_res__plan_free(p);
 	return err;
+}
+
+static bool same_name(const struct ksym_table *t, const uint32_t *hash, uint32_t x, uint32_t y)
+{
+	return hash[x] == hash[y] &&
+	       !strcmp(ksym_ent_name(t, &t->ents[x]), ksym_ent_name(t, &t->ents[y]));
 }
 
 void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, char *out)
@@ -183,10 +194,10 @@ void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, 
 		r->size = ent->size;
 		r->mod = ent->mod;
 		r->len = len;
-		/* a run is the same name in the same bucket, side by side */
-		if (!i || strcmp(n, ksym_ent_name(t, &t->ents[l->order[i - 1]])))
+		/* a run: the same name, side by side (another hash, another name) */
+		if (!i || !same_name(t, l->hash, e, l->order[i - 1]))
 			r->len |= RES_FIRST;
-		if (i + 1 == t->cnt || strcmp(n, ksym_ent_name(t, &t->ents[l->order[i + 1]])))
+		if (i + 1 == t->cnt || !same_name(t, l->hash, e, l->order[i + 1]))
 			r->len |= RES_LAST;
 		r->type = ent->type;
 		r->flags = ent->flags;
@@ -314,8 +325,12 @@ int ksym_res__find_many(const struct ksym_res *x, const char *const *names, size
 	 * A pipeline: name i is hashed and its bucket's offset fetched while name
 	 * i - RES_AHEAD has its records fetched and name i - 2 * RES_AHEAD is
 	 * looked up, so that the misses of many names are in flight at once.
+	 * (Prefetches do not fault pages in: a page's first touch still stalls.)
 	 */
 	for (i = 0; i < n + 2 * RES_AHEAD; i++) {
+		/* the caller's strings may be anywhere: each is fetched ahead too */
+		if (i + RES_AHEAD < n)
+			__builtin_prefetch(names[i + RES_AHEAD]);
 		if (i < n) {
 			struct res_q *p = &qs[i % RES_RING];
 			const char *colon;
