@@ -523,6 +523,20 @@ static bool same_as_table(const char *dir, const struct ksym_cache_key *key,
 	return ok;
 }
 
+/* A warm row's answers came (and are let go): else the run is wrong, and says why. */
+static bool answered(struct ksym_answers *a, const struct ksym *out, const char *why,
+		     struct result *r)
+{
+	bool ok = a && out[0].name;
+
+	if (!ok) {
+		snprintf(r->why, sizeof(r->why), "%s", why);
+		r->correct = false;
+	}
+	ksym_answers__free(a);
+	return ok;
+}
+
 static int bench_one(const struct bench_opts *o, const char *path, struct result *r)
 {
 	double ref_parse[MAX_ROUNDS], ksym_parse[MAX_ROUNDS], index_ns[MAX_ROUNDS];
@@ -631,6 +645,7 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 	}
 
 	for (round = 0; round < o->rounds; round++) {
+		struct ksym_answers *ans;
 		struct ksym_table *c;
 		struct match_ctx mc = {};
 		size_t glob_ref;
@@ -733,20 +748,11 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 			break;
 		}
 		/* warm: a list the cache has not seen, from its resolve section */
-		{
-			struct ksym_answers *ans;
-
-			t0 = now_ns();
-			ans = ksym_cache__resolve(cache_dir, "bench", &key, in.hits, n, many);
-			warm_ns[round] = now_ns() - t0;
-			if (!ans || !many[0].name) {
-				snprintf(r->why, sizeof(r->why), "the cache's resolve section failed");
-				r->correct = false;
-				ksym_answers__free(ans);
-				break;
-			}
-			ksym_answers__free(ans);
-		}
+		t0 = now_ns();
+		ans = ksym_cache__resolve(cache_dir, "bench", &key, in.hits, n, many);
+		warm_ns[round] = now_ns() - t0;
+		if (!answered(ans, many, "the cache's resolve section failed", r))
+			break;
 		/* and through the whole table, loaded from the cache */
 		t0 = now_ns();
 		c = ksym_cache__load(cache_dir, "bench", &key);
@@ -755,21 +761,11 @@ static int bench_one(const struct bench_opts *o, const char *path, struct result
 		warmt_ns[round] = now_ns() - t0;
 		ksym_table__free(c);
 		/* warm, the same list: its answers */
-		{
-			struct ksym_answers *ans;
-
-			t0 = now_ns();
-			ans = ksym_cache__load_answers(cache_dir, "bench-list", &keyl, in.hits, n,
-						       many);
-			warml_ns[round] = now_ns() - t0;
-			if (!ans || !many[0].name) {
-				snprintf(r->why, sizeof(r->why), "a list's answers did not load");
-				r->correct = false;
-				ksym_answers__free(ans);
-				break;
-			}
-			ksym_answers__free(ans);
-		}
+		t0 = now_ns();
+		ans = ksym_cache__load_answers(cache_dir, "bench-list", &keyl, in.hits, n, many);
+		warml_ns[round] = now_ns() - t0;
+		if (!answered(ans, many, "a list's answers did not load", r))
+			break;
 	}
 	(void)sink;
 	if (!r->correct) {

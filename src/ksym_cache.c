@@ -272,6 +272,33 @@ static char *map_file(const char *dir, const char *name, size_t min, struct stat
 	return map;
 }
 
+/*
+ * A cache file mapped with its header checked (magic, version, layout, header
+ * checksum, key) and its size what the header says; *need: the table's end.
+ * NULL with errno as ksym_cache__load() documents.
+ */
+static const struct cache_hdr *map_cache(const char *dir, const char *name,
+					 const struct ksym_cache_key *key, bool populate,
+					 struct stat *st, size_t *need)
+{
+	const struct cache_hdr *h;
+	char *map;
+
+	map = map_file(dir, name, sizeof(*h), st, populate);
+	if (!map)
+		return NULL;
+	h = (const struct cache_hdr *)map;
+	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->version != CACHE_VERSION ||
+	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != hdr_sum(h))
+		return bad(map, st->st_size, EBADMSG), NULL;
+	if (!key_eq(&h->key, key))
+		return bad(map, st->st_size, ESTALE), NULL;
+	if (!table_len(h, need) || h->res_len > UINT32_MAX ||
+	    align8(*need) + h->res_len != (size_t)st->st_size || !gap_zero(map, *need))
+		return bad(map, st->st_size, EBADMSG), NULL;
+	return h;
+}
+
 struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 				    const struct ksym_cache_key *key)
 {
@@ -281,26 +308,18 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	struct stat st;
 	char *p, *map;
 
-	map = map_file(dir, name, sizeof(*h), &st, true);
-	if (!map)
+	h = map_cache(dir, name, key, true, &st, &need);
+	if (!h)
 		return NULL;
-	h = (const struct cache_hdr *)map;
-	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->version != CACHE_VERSION ||
-	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != hdr_sum(h))
-		return bad(map, st.st_size, EBADMSG);
-	if (!key_eq(&h->key, key))
-		return bad(map, st.st_size, ESTALE);
-	if (!table_len(h, &need))
+	map = (char *)h;
+	/* the resolve section is checked where it is used, not here */
+	if (sum64(map + sizeof(*h), need - sizeof(*h)) != h->payload_sum)
 		return bad(map, st.st_size, EBADMSG);
 	ents_len = h->cnt * sizeof(struct ksym_ent);
 	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
 	slots_len = h->nslots * sizeof(struct ksym_slot);
 	dups_len = align8(h->cnt * sizeof(uint32_t));
 	order_len = align8(h->by_addr_cnt * sizeof(uint32_t));
-	/* the resolve section is checked where it is used, not here */
-	if (h->res_len > UINT32_MAX || align8(need) + h->res_len != (size_t)st.st_size ||
-	    !gap_zero(map, need) || sum64(map + sizeof(*h), need - sizeof(*h)) != h->payload_sum)
-		return bad(map, st.st_size, EBADMSG);
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -673,22 +692,14 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 	char *map, *sec;
 
 	/* no populate: a list needs a fraction of the records, and none of the table */
-	map = map_file(dir, name, sizeof(*h), &st, false);
-	if (!map)
+	h = map_cache(dir, name, key, false, &st, &need);
+	if (!h)
 		return NULL;
-	h = (const struct cache_hdr *)map;
-	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->version != CACHE_VERSION ||
-	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != hdr_sum(h))
-		return bad(map, st.st_size, EBADMSG), NULL;
-	if (!key_eq(&h->key, key))
-		return bad(map, st.st_size, ESTALE), NULL;
-	if (!table_len(h, &need) || h->res_len > UINT32_MAX || h->res_mods > UINT16_MAX ||
-	    align8(need) + h->res_len != (size_t)st.st_size || h->res_head_len > h->res_len ||
-	    !gap_zero(map, need))
-		return bad(map, st.st_size, EBADMSG), NULL;
+	map = (char *)h;
 	/* the head whole, the records each where they are used */
 	sec = map + align8(need);
-	if (sum64(sec, h->res_head_len) != h->res_head_sum ||
+	if (h->res_mods > UINT16_MAX || h->res_head_len > h->res_len ||
+	    sum64(sec, h->res_head_len) != h->res_head_sum ||
 	    ksym_res__open(&x, sec, h->res_len, h->res_head_len, h->res_buckets, h->res_mods) ||
 	    ksym_res__find_many(&x, names, n, out) < 0)
 		return bad(map, st.st_size, EBADMSG), NULL;

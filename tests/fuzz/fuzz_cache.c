@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* both sums where the sizes allow them: the table's, the resolve head's */
 	if (table_len(&h, &need) && need <= size) {
 		h.payload_sum = sum64(buf + sizeof(h), need - sizeof(h));
-		if (align8(need) + h.res_head_len <= size)
+		if (align8(need) <= size && h.res_head_len <= size - align8(need))
 			h.res_head_sum = sum64(buf + align8(need), h.res_head_len);
 	}
 	h.hdr_sum = hdr_sum(&h);

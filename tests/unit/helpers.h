@@ -16,7 +16,7 @@
  * A file loaded through a pipe that a child fills in odd-sized pieces, so that
  * lines break across reads (the loader's reader-thread path).
  */
-static struct ksym_table *load_piped(enum ksym_format fmt, const char *path,
+static inline struct ksym_table *load_piped(enum ksym_format fmt, const char *path,
 				     const struct ksym_parse_opts *o)
 {
 	char dir[] = "/tmp/ksym-pipe.XXXXXX", p[64];
@@ -51,7 +51,7 @@ static struct ksym_table *load_piped(enum ksym_format fmt, const char *path,
 }
 
 /* got holds what ref holds, symbol for symbol, and finds names[] as ref does. */
-static void assert_same_table(const struct ksym_table *ref, const struct ksym_table *got,
+static inline void assert_same_table(const struct ksym_table *ref, const struct ksym_table *got,
 			      const char *const *names, size_t n)
 {
 	struct ksym a, b;
@@ -69,6 +69,24 @@ static void assert_same_table(const struct ksym_table *ref, const struct ksym_ta
 	for (i = 0; i < n; i++)
 		assert_int_equal(ksym_table__find(got, names[i], NULL, &a, 1),
 				 ksym_table__find(ref, names[i], NULL, &b, 1));
+}
+
+/* The same answers, name for name (NULL names: not found), as find_many gives them. */
+static inline bool same_answers(const struct ksym *want, const struct ksym *got, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ksym *a = &want[i], *b = &got[i];
+
+		if (!a->name != !b->name)
+			return false;
+		if (a->name && (strcmp(a->name, b->name) || a->addr != b->addr || a->size != b->size ||
+				a->type != b->type || a->flags != b->flags || !a->module != !b->module ||
+				(a->module && strcmp(a->module, b->module))))
+			return false;
+	}
+	return true;
 }
 
 #endif

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "ksym.h"
+#include "helpers.h"
 
 static char dir[] = "/tmp/ksym-cache-test.XXXXXX";
 
@@ -207,23 +208,6 @@ static const char *const res_list[] = {
 	"9p:dup", ":v9fs_kill_super", "nope", "xx:vfs_read", "dupe", "", "vfs_rea",
 };
 #define RES_N (sizeof(res_list) / sizeof(res_list[0]))
-
-static bool same_answers(const struct ksym *want, const struct ksym *got, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct ksym *a = &want[i], *b = &got[i];
-
-		if (!a->name != !b->name)
-			return false;
-		if (a->name && (strcmp(a->name, b->name) || a->addr != b->addr || a->size != b->size ||
-				a->type != b->type || a->flags != b->flags || !a->module != !b->module ||
-				(a->module && strcmp(a->module, b->module))))
-			return false;
-	}
-	return true;
-}
 
 /* What find_many gives the list on table t. */
 static void want_of(struct ksym_table *t, const char *const *list, size_t n, struct ksym *want)

@@ -143,19 +143,7 @@ static void resolve_check(const char *path, struct ksym_table *t, const struct r
 	ksym_table__batch_end(t);
 	a = ksym_cache__resolve(dir, "c", &key, (const char *const *)q, n, got);
 	assert_non_null(a);
-	for (i = 0, end = 0; i < n; i++) {
-		assert_int_equal(!got[i].name, !want[i].name);
-		if (!want[i].name)
-			continue;
-		assert_int_equal(got[i].addr, want[i].addr);
-		assert_int_equal(got[i].size, want[i].size);
-		assert_int_equal(got[i].type, want[i].type);
-		assert_int_equal(got[i].flags, want[i].flags);
-		assert_string_equal(got[i].name, want[i].name);
-		assert_int_equal(!got[i].module, !want[i].module);
-		if (got[i].module)
-			assert_string_equal(got[i].module, want[i].module);
-	}
+	assert_true(same_answers(want, got, n));
 	/* the module-qualified ones against the reference's lowest of each group */
 	for (i = 0, end = 0; i < groups; i++) {
 		const struct ref *r = &rt->v[end];
