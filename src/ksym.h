@@ -257,9 +257,10 @@ void ksym_answers__free(struct ksym_answers *a);
  * loading the table: each name's answer is read from a few lines of the file
  * beside the table, and those lines are checked before they are used (a hit
  * checks its own records, a miss its bucket's), not the whole file first. out[]
- * as ksym_table__find_many() fills it; its names and modules live until
- * ksym_answers__free(). A damaged record read on the way fails the whole list:
- * NULL with EBADMSG, out[] undefined; other errors as ksym_cache__load().
+ * as ksym_table__find_many() fills it, except that out[i].name is the name as
+ * asked (in names[i], after any "mod:"); modules live until ksym_answers__free().
+ * A damaged record read on the way fails the whole list: NULL with EBADMSG,
+ * out[] undefined; other errors as ksym_cache__load().
  */
 struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 					 const struct ksym_cache_key *key,

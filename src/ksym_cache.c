@@ -20,7 +20,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 10	/* 10: the resolve section */
+#define CACHE_VERSION 11	/* 10: the resolve section; 11: its records packed, names prefixed */
 
 struct cache_hdr {
 	char magic[8];

@@ -194,7 +194,7 @@ static inline uint32_t ksym_fold32(uint64_t x)
 
 /*
  * A cache file's resolve section (ksym_resolve.c): planned for a table (sizes,
- * record order), then written into len zeroed bytes; the first
+ * record order, name prefixes), then written into len zeroed bytes; the first
  * head_len of them are for the caller to check whole, the records check
  * themselves as they are read.
  */
@@ -212,7 +212,8 @@ void ksym_res__plan_free(struct ksym_res_plan *p);
 
 /* A section read back, its head checked: -EBADMSG where its offsets cannot be. */
 struct ksym_res {
-	const uint32_t *dir, *modoff;
+	const uint32_t *dir, *modoff, *pfxoff;
+	const uint8_t *pfxlen;
 	const char *str, *recs;
 	size_t str_len, rec_len;
 	uint32_t buckets, mods;
@@ -220,8 +221,11 @@ struct ksym_res {
 
 int ksym_res__open(struct ksym_res *x, const char *sec, size_t len, size_t head_len,
 		   uint32_t buckets, uint32_t mods);
-/* ksym_table__find_many() over the section: the number found, or -EBADMSG at the
- * first damaged record read. */
+/*
+ * ksym_table__find_many() over the section, but out[i].name is names[i] (after
+ * any "mod:"): the records keep no whole names. The number found, or -EBADMSG
+ * at the first damaged record read.
+ */
 int ksym_res__find_many(const struct ksym_res *x, const char *const *names, size_t n,
 			struct ksym *out);
 

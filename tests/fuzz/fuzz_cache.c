@@ -67,7 +67,8 @@ static void answers(const struct ksym_cache_key *key, const uint8_t *data, size_
 	ksym_answers__free(a);
 }
 
-/* The same file through its resolve section: whatever it finds is what was asked. */
+/* The same file through its resolve section: whatever it finds is what was asked, in
+ * the module asked for. */
 static void resolve(const struct ksym_cache_key *key)
 {
 	static const char *const names[] = { "vfs_read", "dup", "9p:v9fs_kill_super", ":dup",
@@ -80,10 +81,13 @@ static void resolve(const struct ksym_cache_key *key)
 	for (i = 0; a && i < 7; i++) {
 		const char *q = strchr(names[i], ':');
 
-		if (out[i].name && strcmp(out[i].name, q ? q + 1 : names[i]))
-			abort();	/* an answer for another name */
-		if (out[i].name && q && q != names[i] &&
-		    (!out[i].module || strncmp(out[i].module, names[i], q - names[i])))
+		if (!out[i].name)
+			continue;
+		if (out[i].name != (q ? q + 1 : names[i]))
+			abort();	/* the name is the one asked */
+		if (q && (q == names[i] ? out[i].module != NULL :
+			  !out[i].module || strlen(out[i].module) != (size_t)(q - names[i]) ||
+			  strncmp(out[i].module, names[i], q - names[i])))
 			abort();	/* from another module */
 	}
 	ksym_answers__free(a);

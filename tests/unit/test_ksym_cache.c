@@ -271,7 +271,8 @@ static void test_resolve_many(void **state)
 	assert_non_null(t);
 	for (i = 0; i < 2000; i++) {
 		assert_true(asprintf(&names[n++], "fn_%zu", i) > 0);
-		assert_true(asprintf(&names[n++], "fn_%zu_", i) > 0);
+		/* a miss one longer, and one the same but for its (compressed) prefix */
+		assert_true(asprintf(&names[n++], i % 2 ? "fn_%zu_" : "gn_%zu", i) > 0);
 	}
 	for (i = 0; i < 50; i++)
 		assert_true(asprintf(&names[n++], "percpu_%zu", i) > 0);
@@ -293,6 +294,37 @@ static void test_resolve_many(void **state)
 	free(want);
 	free(got);
 	free(text);
+	ksym_table__free(t);
+}
+
+/*
+ * A prefix shared by many names is stored once: a name that differs only
+ * there must not match. With a few buckets, some of these share one with
+ * the name they imitate.
+ */
+static void test_resolve_prefixes(void **state)
+{
+	static const char *const list[] = { "ab_x1", "cd_x1", "ab_x2", "zz_x2", "ab_x3", "qq_x3",
+					    "ab_x4", "ee_x4", "ab_x5", "xy_x5", "ab_x6", "ab__x6",
+					    "b_x1", "abx_x1" };
+	struct ksym_cache_key k = key_of("boot-a");
+	struct ksym want[14], got[14];
+	struct ksym_answers *a;
+	struct ksym_table *t = tbl(KSYM_FMT_KALLSYMS,
+				   "ffffffff81000000 T ab_x1\nffffffff81000010 T ab_x2\n"
+				   "ffffffff81000020 T ab_x3\nffffffff81000030 T ab_x4\n"
+				   "ffffffff81000040 T ab_x5\nffffffff81000050 T ab_x6\n");
+
+	(void)state;
+	assert_non_null(t);
+	want_of(t, list, 14, want);
+	assert_int_equal(ksym_cache__store(dir, "pfx", &k, t), 0);
+	a = ksym_cache__resolve(dir, "pfx", &k, list, 14, got);
+	assert_non_null(a);
+	assert_true(same_answers(want, got, 14));
+	for (size_t i = 0; i < 12; i += 2)
+		assert_null(got[i + 1].name);
+	ksym_answers__free(a);
 	ksym_table__free(t);
 }
 
@@ -552,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_many),
+		cmocka_unit_test(test_resolve_prefixes),
 		cmocka_unit_test(test_truncated_and_flipped),
 		cmocka_unit_test(test_unsafe_files),
 		cmocka_unit_test(test_live_key),
