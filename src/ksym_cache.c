@@ -20,7 +20,7 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 12	/* 10: resolve section; 11, 12: its records and buckets packed */
+#define CACHE_VERSION 11	/* 10: the resolve section; 11: its records packed, names prefixed */
 
 struct cache_hdr {
 	char magic[8];
@@ -37,9 +37,7 @@ struct cache_hdr {
 	uint64_t res_head_len;	/* bucket offsets, module names: checked whole */
 	uint64_t res_head_sum;
 	uint32_t res_buckets;	/* a power of two */
-	uint32_t res_group;	/* buckets sharing a base offset: a power of two */
 	uint32_t res_mods;
-	uint32_t res_pad;
 	uint64_t hdr_sum;	/* over the header up to here */
 };
 
@@ -496,7 +494,6 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	h.res_head_len = rp.head_len;
 	h.res_head_sum = sum64(pay + roff, rp.head_len);
 	h.res_buckets = rp.buckets;
-	h.res_group = rp.group;
 	h.res_mods = rp.mods;
 	memcpy(pay, c.ents, el);
 	memcpy(pay + el, c.mods, t->mod_cnt * sizeof(uint32_t));
@@ -703,8 +700,7 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 	sec = map + align8(need);
 	if (h->res_mods > UINT16_MAX || h->res_head_len > h->res_len ||
 	    sum64(sec, h->res_head_len) != h->res_head_sum ||
-	    ksym_res__open(&x, sec, h->res_len, h->res_head_len, h->res_buckets, h->res_group,
-			   h->res_mods) ||
+	    ksym_res__open(&x, sec, h->res_len, h->res_head_len, h->res_buckets, h->res_mods) ||
 	    ksym_res__find_many(&x, names, n, out) < 0)
 		return bad(map, st.st_size, EBADMSG), NULL;
 	a = malloc(sizeof(*a));

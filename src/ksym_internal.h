@@ -201,7 +201,7 @@ static inline uint32_t ksym_fold32(uint64_t x)
 struct res_layout;
 
 struct ksym_res_plan {
-	uint32_t buckets, group, mods;	/* group: buckets sharing a base offset */
+	uint32_t buckets, mods;
 	size_t head_len, len;
 	struct res_layout *l;
 };
@@ -212,17 +212,15 @@ void ksym_res__plan_free(struct ksym_res_plan *p);
 
 /* A section read back, its head checked: -EBADMSG where its offsets cannot be. */
 struct ksym_res {
-	const uint32_t *base, *modoff, *pfxoff;
-	const uint16_t *boff;
+	const uint32_t *dir, *modoff, *pfxoff;
 	const uint8_t *pfxlen;
 	const char *str, *recs;
 	size_t str_len, rec_len;
 	uint32_t buckets, mods;
-	unsigned int group_shift;
 };
 
 int ksym_res__open(struct ksym_res *x, const char *sec, size_t len, size_t head_len,
-		   uint32_t buckets, uint32_t group, uint32_t mods);
+		   uint32_t buckets, uint32_t mods);
 /*
  * ksym_table__find_many() over the section, but out[i].name is names[i] (after
  * any "mod:"): the records keep no whole names. The number found, or -EBADMSG

@@ -16,11 +16,10 @@
  * section), and 10,000 new names resolved in 1.07-1.30 ms where they took
  * 1.28-1.65 (bench, six runs of each, alternated).
  *
- * Layout: group bases (one u32 a group of up to 16 buckets) | bucket offsets
- * (buckets + 1, u16 from their group's base) | module name offsets (u32) | prefix offsets
- * (256 u32) | prefix lengths (256 u8) | strings (module names, NUL-terminated,
- * then prefixes) | zeros to 8 | records, by bucket. The head (everything
- * before the records) is checked whole by the caller.
+ * Layout: bucket offsets (buckets + 1, u32) | module name offsets (u32) |
+ * prefix offsets (256 u32) | prefix lengths (256 u8) | strings (module names,
+ * NUL-terminated, then prefixes) | zeros to 8 | records, by bucket. The head
+ * (everything before the records) is checked whole by the caller.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,16 +28,17 @@
 #include "ksym_internal.h"
 
 /*
- * A record: these 7 bytes, then what meta says follows: a prefix id (0 or 1
- * byte), flags (0 or 1), addr (4 or 8), size (2 or 4), module (0 or 2), and
- * the name without its prefix, no NUL. A bucket's records are sorted by hash,
+ * A record: these 9 bytes, then addr (4 or 8), size (2 or 4), module (0 or 2)
+ * and the name without its prefix, no NUL. A bucket's records are sorted by
  * name, then address, so a name's duplicates are a run marked at both ends: a
  * run cut short by a damaged record is noticed without checking the bucket.
  */
 struct res_rec {
 	uint32_t check;		/* over everything, the whole name's hash and the bucket */
 	uint16_t meta;		/* RES_* */
+	uint8_t pfx;		/* prefix id; 0: none */
 	char type;
+	uint8_t flags;
 } __attribute__((packed));
 
 #define RES_LEN		0x01ffu	/* bytes of name stored */
@@ -47,18 +47,14 @@ struct res_rec {
 #define RES_ADDR64	0x0800u	/* addr in 8 bytes, else 4 from RES_BASE */
 #define RES_SIZE32	0x1000u	/* size in 4 bytes, else 2 */
 #define RES_MOD		0x2000u	/* a module index follows; else vmlinux */
-#define RES_PFXB	0x4000u	/* a prefix id follows; else none */
-#define RES_FLAGS	0x8000u	/* flags follow; else 0 */
 
 #define RES_BASE	0xffffffff80000000ull	/* kernel text and modules: 2 GiB above */
-#define RES_GROUP	16	/* buckets sharing a 32-bit base, at most */
 #define RES_PFX		256
 #define RES_PFX_LEN	48	/* longest prefix considered */
 #define RES_NAME_MAX	(RES_PFX_LEN + RES_LEN)
 
 struct res_layout {
-	size_t base_len, off_len, modoff_len, str_len;
-	uint32_t *at;		/* each bucket's first record: buckets + 1 offsets */
+	size_t dir_len, modoff_len, str_len;
 	uint32_t *hash;		/* per entry */
 	uint32_t *order;	/* entries by bucket, then hash, name, address */
 	uint8_t *pfx;		/* per entry */
@@ -71,7 +67,6 @@ struct res_view {
 	uint64_t addr;
 	uint32_t size;
 	uint16_t mod;
-	uint8_t pfx, flags;
 	const char *name;	/* the stored part */
 	size_t len;
 };
@@ -83,9 +78,8 @@ static size_t align8(size_t v)
 
 static size_t rec_bytes(uint16_t meta)
 {
-	return sizeof(struct res_rec) + !!(meta & RES_PFXB) + !!(meta & RES_FLAGS) +
-	       (meta & RES_ADDR64 ? 8 : 4) + (meta & RES_SIZE32 ? 4 : 2) + (meta & RES_MOD ? 2 : 0) +
-	       (meta & RES_LEN);
+	return sizeof(struct res_rec) + (meta & RES_ADDR64 ? 8 : 4) + (meta & RES_SIZE32 ? 4 : 2) +
+	       (meta & RES_MOD ? 2 : 0) + (meta & RES_LEN);
 }
 
 /*
@@ -98,7 +92,7 @@ static inline uint32_t rec_check(const struct res_rec *r, const struct res_view 
 {
 	uint64_t a = v->addr ^ ((uint64_t)name_hash << 32 | bucket);
 	uint64_t b = (uint64_t)v->size << 32 | (uint32_t)v->mod << 16 | r->meta;
-	uint64_t c = (uint32_t)v->pfx << 16 | (uint32_t)(unsigned char)r->type << 8 | v->flags;
+	uint64_t c = (uint32_t)r->pfx << 16 | (uint32_t)(unsigned char)r->type << 8 | r->flags;
 
 	return ksym_fold32(ksym_fmix64(a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full ^
 				       c * 0x165667b19e3779f9ull));
@@ -214,14 +208,10 @@ static int res_cmp(const struct ksym_table *t, const uint32_t *hash, uint32_t x,
 	return x < y ? -1 : x > y;
 }
 
-static uint16_t meta_of(const struct ksym_ent *e, uint8_t pfx, size_t stored)
+static uint16_t meta_of(const struct ksym_ent *e, size_t stored)
 {
 	uint16_t meta = stored;
 
-	if (pfx)
-		meta |= RES_PFXB;
-	if (e->flags)
-		meta |= RES_FLAGS;
 	if (e->addr - RES_BASE > UINT32_MAX)
 		meta |= RES_ADDR64;
 	if (e->size > UINT16_MAX)
@@ -238,7 +228,6 @@ void ksym_res__plan_free(struct ksym_res_plan *p)
 	free(p->l->hash);
 	free(p->l->order);
 	free(p->l->pfx);
-	free(p->l->at);
 	free(p->l);
 	p->l = NULL;
 }
@@ -262,9 +251,8 @@ int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p)
 	l->hash = malloc((t->cnt ? t->cnt : 1) * sizeof(*l->hash));
 	l->order = malloc((t->cnt ? t->cnt : 1) * sizeof(*l->order));
 	l->pfx = malloc(t->cnt ? t->cnt : 1);
-	l->at = calloc(p->buckets + 1, sizeof(*l->at));
 	start = calloc(p->buckets + 1, sizeof(*start));
-	if (!l->hash || !l->order || !l->pfx || !l->at || !start || pick_prefixes(t, l))
+	if (!l->hash || !l->order || !l->pfx || !start || pick_prefixes(t, l))
 		goto fail;
 	for (i = 0; i < t->cnt; i++) {
 		const struct ksym_ent *e = &t->ents[i];
@@ -276,22 +264,7 @@ int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p)
 			goto fail;
 		l->hash[i] = ksym_hash_len(s, len);
 		start[(l->hash[i] & (p->buckets - 1)) + 1]++;
-		l->at[(l->hash[i] & (p->buckets - 1)) + 1] += rec_bytes(meta_of(e, l->pfx[i], stored));
-	}
-	for (i = 0; i < p->buckets; i++)
-		l->at[i + 1] += l->at[i];
-	recs = l->at[p->buckets];
-	/*
-	 * Bucket offsets are 16 bits from their group's base, so a group's
-	 * records must fit in 64 KiB: smaller groups where they do not (a name
-	 * with thousands of duplicates); a group of one always fits.
-	 */
-	for (p->group = RES_GROUP; p->group > 1; p->group /= 2) {
-		for (i = 0; i <= p->buckets; i++)
-			if (l->at[i] - l->at[i & ~(size_t)(p->group - 1)] > UINT16_MAX)
-				break;
-		if (i > p->buckets)
-			break;
+		recs += rec_bytes(meta_of(e, stored));
 	}
 	/* counting sort into buckets, then each bucket (a few entries) by insertion */
 	for (i = 0; i < p->buckets; i++)
@@ -312,13 +285,11 @@ int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p)
 		l->str_len += strlen(t->buf + t->mods[i]) + 1;
 	for (i = 1; i < l->pfx_cnt; i++)
 		l->str_len += l->pfx_len[i];
-	l->base_len = (p->buckets / p->group + 1) * sizeof(uint32_t);
-	l->off_len = ((p->buckets + 1) * sizeof(uint16_t) + 3) & ~(size_t)3;
+	l->dir_len = (p->buckets + 1) * sizeof(uint32_t);
 	l->modoff_len = t->mod_cnt * sizeof(uint32_t);
 	p->mods = t->mod_cnt;
 	/* a NUL at the strings' end even without modules */
-	p->head_len = align8(l->base_len + l->off_len + l->modoff_len + RES_PFX * 5 +
-			     l->str_len + 1);
+	p->head_len = align8(l->dir_len + l->modoff_len + RES_PFX * 5 + l->str_len + 1);
 	p->len = p->head_len + recs;
 	err = p->len > UINT32_MAX ? -E2BIG : 0;
 	if (!err)
@@ -338,19 +309,11 @@ static bool same_name(const struct ksym_table *t, const uint32_t *hash, uint32_t
 void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, char *out)
 {
 	const struct res_layout *l = p->l;
-	uint32_t *base = (uint32_t *)out;
-	uint16_t *boff = (uint16_t *)(out + l->base_len);
-	uint32_t *modoff = (uint32_t *)(out + l->base_len + l->off_len);
-	uint32_t *pfxoff = modoff + t->mod_cnt;
+	uint32_t *dir = (uint32_t *)out, *modoff = (uint32_t *)(out + l->dir_len);
+	uint32_t *pfxoff = (uint32_t *)(out + l->dir_len + l->modoff_len);
 	uint8_t *pfxlen = (uint8_t *)(pfxoff + RES_PFX);
 	char *str = (char *)(pfxlen + RES_PFX), *recs = out + p->head_len;
-	size_t i, off = 0, soff = 0;
-
-	for (i = 0; i <= p->buckets; i++) {
-		if (!(i % p->group))
-			base[i / p->group] = l->at[i];
-		boff[i] = l->at[i] - base[i / p->group];
-	}
+	size_t i, off = 0, soff = 0, b = 0;
 
 	for (i = 0; i < t->mod_cnt; i++) {
 		const char *m = t->buf + t->mods[i];
@@ -373,22 +336,22 @@ void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, 
 		char *q = (char *)(r + 1);
 		struct res_view v = {
 			.addr = ent->addr, .size = ent->size, .mod = ent->mod,
-			.pfx = l->pfx[e], .flags = ent->flags, .name = n + l->pfx_len[l->pfx[e]],
+			.name = n + l->pfx_len[l->pfx[e]],
 		};
 
 		v.len = strlen(v.name);
-		r->meta = meta_of(ent, v.pfx, v.len);
+		while (b <= (h & (p->buckets - 1)))
+			dir[b++] = off;
+		r->meta = meta_of(ent, v.len);
 		/* a run: the same name, side by side (another hash, another name) */
 		if (!i || !same_name(t, l->hash, e, l->order[i - 1]))
 			r->meta |= RES_FIRST;
 		if (i + 1 == t->cnt || !same_name(t, l->hash, e, l->order[i + 1]))
 			r->meta |= RES_LAST;
+		r->pfx = l->pfx[e];
 		r->type = ent->type;
+		r->flags = ent->flags;
 		r->check = rec_check(r, &v, h, h & (p->buckets - 1));
-		if (v.pfx)
-			*q++ = v.pfx;
-		if (v.flags)
-			*q++ = v.flags;
 		if (r->meta & RES_ADDR64) {
 			memcpy(q, &v.addr, 8);
 			q += 8;
@@ -414,28 +377,26 @@ void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, 
 		memcpy(q, v.name, v.len);
 		off += rec_bytes(r->meta);
 	}
+	while (b <= p->buckets)
+		dir[b++] = off;
 }
 
 /* ---- resolving ---- */
 
 int ksym_res__open(struct ksym_res *x, const char *sec, size_t len, size_t head_len,
-		   uint32_t buckets, uint32_t group, uint32_t mods)
+		   uint32_t buckets, uint32_t mods)
 {
-	size_t base_len = ((size_t)buckets / (group ? group : 1) + 1) * sizeof(uint32_t);
-	size_t off_len = (((size_t)buckets + 1) * sizeof(uint16_t) + 3) & ~(size_t)3;
-	size_t fixed = base_len + off_len + ((size_t)mods + RES_PFX) * sizeof(uint32_t) + RES_PFX;
+	size_t fixed = ((size_t)buckets + 1 + mods + RES_PFX) * sizeof(uint32_t) + RES_PFX;
 	const uint8_t *pfxlen;
 	size_t i;
 
-	if (!buckets || (buckets & (buckets - 1)) || !group || (group & (group - 1)) ||
-	    group > RES_GROUP || head_len > len || (head_len & 7) || fixed >= head_len)
+	if (!buckets || (buckets & (buckets - 1)) || head_len > len || (head_len & 7) ||
+	    fixed >= head_len)
 		return -EBADMSG;
 	x->buckets = buckets;
-	x->group_shift = __builtin_ctz(group);
 	x->mods = mods;
-	x->base = (const uint32_t *)sec;
-	x->boff = (const uint16_t *)(sec + base_len);
-	x->modoff = (const uint32_t *)(sec + base_len + off_len);
+	x->dir = (const uint32_t *)sec;
+	x->modoff = x->dir + buckets + 1;
 	x->pfxoff = x->modoff + mods;
 	pfxlen = (const uint8_t *)(x->pfxoff + RES_PFX);
 	x->pfxlen = pfxlen;
@@ -455,12 +416,6 @@ int ksym_res__open(struct ksym_res *x, const char *sec, size_t len, size_t head_
 	return 0;
 }
 
-/* Where bucket b's records start (b == buckets: where the last ones end). */
-static inline size_t res_bucket(const struct ksym_res *x, uint32_t b)
-{
-	return (size_t)x->base[b >> x->group_shift] + x->boff[b];
-}
-
 /* The record at off, inside [off, hi): its fields in *v, its end in *next. */
 static inline const struct res_rec *res_at(const struct ksym_res *x, size_t off, size_t hi,
 				    struct res_view *v, size_t *next)
@@ -473,8 +428,6 @@ static inline const struct res_rec *res_at(const struct ksym_res *x, size_t off,
 	*next = off + rec_bytes(r->meta);
 	if (*next > hi)
 		return NULL;
-	v->pfx = r->meta & RES_PFXB ? (uint8_t)*q++ : 0;
-	v->flags = r->meta & RES_FLAGS ? (uint8_t)*q++ : 0;
 	if (r->meta & RES_ADDR64) {
 		memcpy(&v->addr, q, 8);
 		q += 8;
@@ -508,13 +461,13 @@ static inline const struct res_rec *res_at(const struct ksym_res *x, size_t off,
 }
 
 /* Whether the record's whole name (prefix, then what it stores) is q. */
-static inline bool res_is(const struct ksym_res *x, const struct res_view *v, const char *q,
-			  size_t qlen)
+static inline bool res_is(const struct ksym_res *x, const struct res_rec *r, const struct res_view *v,
+		   const char *q, size_t qlen)
 {
-	size_t pl = x->pfxlen[v->pfx];
+	size_t pl = x->pfxlen[r->pfx];
 
 	return pl + v->len == qlen && !memcmp(v->name, q + pl, v->len) &&
-	       (!pl || !memcmp(x->str + x->pfxoff[v->pfx], q, pl));
+	       !memcmp(x->str + x->pfxoff[r->pfx], q, pl);
 }
 
 /* 1: found (out filled), 0: not in the table, -EBADMSG: a damaged record. */
@@ -522,7 +475,7 @@ static int res_find(const struct ksym_res *x, const char *q, size_t qlen, const 
 		    uint32_t h, struct ksym *out)
 {
 	uint32_t b = h & (x->buckets - 1);
-	size_t lo = res_bucket(x, b), hi = res_bucket(x, b + 1), off, next;
+	size_t lo = x->dir[b], hi = x->dir[b + 1], off, next;
 	const struct res_rec *r;
 	struct res_view v;
 	int found = 0;
@@ -533,7 +486,7 @@ static int res_find(const struct ksym_res *x, const char *q, size_t qlen, const 
 		r = res_at(x, off, hi, &v, &next);
 		if (!r)
 			return -EBADMSG;
-		if (!res_is(x, &v, q, qlen))
+		if (!res_is(x, r, &v, q, qlen))
 			continue;
 		/* the name's run, whole, each record checked */
 		if (!(r->meta & RES_FIRST))
@@ -549,14 +502,14 @@ static int res_find(const struct ksym_res *x, const char *q, size_t qlen, const 
 				out->name = q;
 				out->module = mod;
 				out->type = r->type;
-				out->flags = v.flags;
+				out->flags = r->flags;
 				found = 1;
 			}
 			if (r->meta & RES_LAST)
 				return found;
 			off = next;
 			r = res_at(x, off, hi, &v, &next);
-			if (!r || (r->meta & RES_FIRST) || !res_is(x, &v, q, qlen))
+			if (!r || (r->meta & RES_FIRST) || !res_is(x, r, &v, q, qlen))
 				return -EBADMSG;
 		}
 	}
@@ -568,8 +521,8 @@ static int res_find(const struct ksym_res *x, const char *q, size_t qlen, const 
 		r = res_at(x, off, hi, &v, &next);
 		if (!r)
 			return -EBADMSG;
-		pl = x->pfxlen[v.pfx];
-		memcpy(full, x->str + x->pfxoff[v.pfx], pl);
+		pl = x->pfxlen[r->pfx];
+		memcpy(full, x->str + x->pfxoff[r->pfx], pl);
 		memcpy(full + pl, v.name, v.len);
 		if (rec_check(r, &v, ksym_hash_len(full, pl + v.len), b) != r->check)
 			return -EBADMSG;
@@ -615,10 +568,10 @@ int ksym_res__find_many(const struct ksym_res *x, const char *const *names, size
 				p->len -= p->mod_len;
 			}
 			p->h = ksym_hash_len(p->name + p->mod_len, p->len);
-			__builtin_prefetch(&x->boff[p->h & (x->buckets - 1)]);
+			__builtin_prefetch(&x->dir[p->h & (x->buckets - 1)]);
 		}
 		if (i >= RES_AHEAD && i - RES_AHEAD < n) {
-			size_t o = res_bucket(x, qs[(i - RES_AHEAD) % RES_RING].h & (x->buckets - 1));
+			uint32_t o = x->dir[qs[(i - RES_AHEAD) % RES_RING].h & (x->buckets - 1)];
 
 			/* a bucket is a record or two: its first two lines */
 			if (o + 64 < x->rec_len) {
