@@ -297,6 +297,36 @@ static void test_resolve_many(void **state)
 	ksym_table__free(t);
 }
 
+/* A name with thousands of duplicates: one long run, checked whole on a hit. */
+static void test_resolve_long_run(void **state)
+{
+	static const char *const list[] = { "__func__.0", "other", "__func__.1" };
+	struct ksym_cache_key k = key_of("boot-a");
+	size_t cap = 1 << 20, len = 0, i;
+	char *text = malloc(cap);
+	struct ksym want[3], got[3];
+	struct ksym_answers *a;
+	struct ksym_table *t;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < 6000; i++)
+		len += snprintf(text + len, cap - len, "ffffffff81%06zx d __func__.0\n", 6000 - i);
+	len += snprintf(text + len, cap - len, "ffffffff82000000 T other\n");
+	t = tbl(KSYM_FMT_KALLSYMS, text);
+	assert_non_null(t);
+	want_of(t, list, 3, want);
+	assert_int_equal(ksym_cache__store(dir, "long", &k, t), 0);
+	a = ksym_cache__resolve(dir, "long", &k, list, 3, got);
+	assert_non_null(a);
+	assert_true(same_answers(want, got, 3));
+	assert_int_equal(got[0].addr, 0xffffffff81000001ull);
+	assert_null(got[2].name);
+	ksym_answers__free(a);
+	ksym_table__free(t);
+	free(text);
+}
+
 /*
  * A prefix shared by many names is stored once: a name that differs only
  * there must not match. With a few buckets, some of these share one with
@@ -585,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_many),
 		cmocka_unit_test(test_resolve_prefixes),
+		cmocka_unit_test(test_resolve_long_run),
 		cmocka_unit_test(test_truncated_and_flipped),
 		cmocka_unit_test(test_unsafe_files),
 		cmocka_unit_test(test_live_key),
