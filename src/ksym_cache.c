@@ -614,13 +614,24 @@ int ksym_cache__store_answers(const char *dir, const char *name, const struct ks
 	return err;
 }
 
+/* The mapping that answers live in, held until ksym_answers__free(). */
+static struct ksym_answers *answers_of(char *map, size_t len)
+{
+	struct ksym_answers *a = malloc(sizeof(*a));
+
+	if (!a)
+		return bad(map, len, ENOMEM), NULL;
+	a->map = map;
+	a->len = len;
+	return a;
+}
+
 struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 					      const struct ksym_cache_key *key,
 					      const char *const *names, size_t n, struct ksym *out)
 {
 	const struct answers_hdr *h;
 	const struct answer_rec *rec;
-	struct ksym_answers *a;
 	const char *buf;
 	struct stat st;
 	char *map;
@@ -664,12 +675,7 @@ struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 		out[i].type = r->type;
 		out[i].flags = r->flags;
 	}
-	a = malloc(sizeof(*a));
-	if (!a)
-		return bad(map, st.st_size, ENOMEM), NULL;
-	a->map = map;
-	a->len = st.st_size;
-	return a;
+	return answers_of(map, st.st_size);
 }
 
 void ksym_answers__free(struct ksym_answers *a)
@@ -685,7 +691,6 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 					 const char *const *names, size_t n, struct ksym *out)
 {
 	const struct cache_hdr *h;
-	struct ksym_answers *a;
 	struct ksym_res x;
 	struct stat st;
 	size_t need;
@@ -703,10 +708,5 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 	    ksym_res__open(&x, sec, h->res_len, h->res_head_len, h->res_buckets, h->res_mods) ||
 	    ksym_res__find_many(&x, names, n, out) < 0)
 		return bad(map, st.st_size, EBADMSG), NULL;
-	a = malloc(sizeof(*a));
-	if (!a)
-		return bad(map, st.st_size, ENOMEM), NULL;
-	a->map = map;
-	a->len = st.st_size;
-	return a;
+	return answers_of(map, st.st_size);
 }
