@@ -129,16 +129,18 @@ static int gain_cmp(const void *a, const void *b)
  */
 static int pick_prefixes(const struct ksym_table *t, struct res_layout *l)
 {
-	size_t mask = 1, i, k, n = 0;
-	struct pfx_cand *m, *c;
+	/* counted on a sample of ~32k names: the common prefixes are common in it too */
+	size_t step = t->cnt / 32768 + 1, mask = 1, i, k, n = 0;
+	struct pfx_cand *m, *c, chosen[4 * RES_PFX] = {};
 
-	while (mask < 8 * t->cnt + 16)
+	/* 165k kernel names have ~130k distinct candidates: a map of twice the names */
+	while (mask < 2 * (t->cnt / step) + 16)
 		mask <<= 1;
 	m = calloc(mask, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	mask--;
-	for (i = 0; i < t->cnt; i++) {
+	for (i = 0; i < t->cnt; i += step) {
 		const char *s = ksym_ent_name(t, &t->ents[i]);
 
 		for (k = 2; s[k] && k <= RES_PFX_LEN; k++) {
@@ -166,10 +168,10 @@ pick:
 		l->pfx_str[l->pfx_cnt] = m[i].s;
 		l->pfx_len[l->pfx_cnt++] = m[i].len;
 	}
-	/* each name's longest: the chosen in a map of their own */
-	memset(m, 0, (mask + 1) * sizeof(*m));
+	free(m);
+	/* each name's longest: the chosen in a small map of their own */
 	for (i = 1; i < l->pfx_cnt; i++) {
-		c = cand_slot(m, mask, l->pfx_str[i], l->pfx_len[i]);
+		c = cand_slot(chosen, 4 * RES_PFX - 1, l->pfx_str[i], l->pfx_len[i]);
 		c->s = l->pfx_str[i];
 		c->len = l->pfx_len[i];
 		c->cnt = i;
@@ -182,14 +184,13 @@ pick:
 		for (k = len < RES_PFX_LEN + 1 ? len - 1 : RES_PFX_LEN; len > 2 && k >= 2; k--) {
 			if (s[k - 1] != '_')
 				continue;
-			c = cand_slot(m, mask, s, k);
+			c = cand_slot(chosen, 4 * RES_PFX - 1, s, k);
 			if (c->s) {
 				l->pfx[i] = c->cnt;
 				break;
 			}
 		}
 	}
-	free(m);
 	return 0;
 }
 
