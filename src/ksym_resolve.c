@@ -11,7 +11,7 @@
  * addresses are 32-bit offsets from the kernel's text mapping where they fit,
  * sizes 16-bit where they fit, and a name's common prefix ("__pfx_",
  * "__x64_sys_", "trace_event_raw_event_", ...) is one byte, from a table of
- * 255 chosen per symbol table. The 165k-symbol cache of 6.12 is 17.3 MB where
+ * 255 chosen per symbol table. The 165k-symbol cache of 6.12 is 17.4 MB where
  * fixed 22-byte headers and whole names made it 20.0 (11.6 without the
  * section), and 10,000 new names resolved in 1.07-1.30 ms where they took
  * 1.28-1.65 (bench, six runs of each, alternated).
