@@ -6,7 +6,7 @@
  * before it is used, instead of from a table that must be checked whole first.
  *
  * What costs a warm lookup most is memory: the first touch of each page of a
- * freshly mapped file (0.2-1.5 us a 4 KiB page on the build VM) and a miss per
+ * freshly mapped file (0.2-1.6 us a 4 KiB page on the build VM) and a miss per
  * line, and 10,000 names touch nearly every page. So the records are packed:
  * addresses are 32-bit offsets from the kernel's text mapping where they fit,
  * sizes 16-bit where they fit, and a name's common prefix ("__pfx_",
