@@ -34,7 +34,7 @@ struct cache_hdr {
 	uint64_t payload_sum;	/* over the table, header to resolve section */
 	/* the resolve section, 8-aligned after the table: head, then records */
 	uint64_t res_len;
-	uint64_t res_head_len;	/* bucket offsets, module names: checked whole */
+	uint64_t res_head_len;	/* bucket offsets, module names, prefixes: checked whole */
 	uint64_t res_head_sum;
 	uint32_t res_buckets;	/* a power of two */
 	uint32_t res_mods;

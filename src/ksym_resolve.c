@@ -2,7 +2,7 @@
 /*
  * The cache file's resolve section: the table's symbols again, bucketed by
  * the hash of their names, each record holding its own name and its own check.
- * A list of names is resolved from a few lines per name, each line checked
+ * A list of names is resolved from a few lines per name, each record checked
  * before it is used, instead of from a table that must be checked whole first.
  *
  * What costs a warm lookup most is memory: the first touch of each page of a
@@ -30,8 +30,9 @@
 /*
  * A record: these 9 bytes, then addr (4 or 8), size (2 or 4), module (0 or 2)
  * and the name without its prefix, no NUL. A bucket's records are sorted by
- * name, then address, so a name's duplicates are a run marked at both ends: a
- * run cut short by a damaged record is noticed without checking the bucket.
+ * hash, name, then address, so a name's duplicates are a run marked at both
+ * ends: a run cut short by a damaged record is noticed without checking the
+ * bucket.
  */
 struct res_rec {
 	uint32_t check;		/* over everything, the whole name's hash and the bucket */
@@ -58,6 +59,7 @@ struct res_layout {
 	uint32_t *hash;		/* per entry */
 	uint32_t *order;	/* entries by bucket, then hash, name, address */
 	uint8_t *pfx;		/* per entry */
+	uint32_t *nlen;		/* per entry: its name's length, measured once */
 	const char *pfx_str[RES_PFX];
 	uint8_t pfx_len[RES_PFX];
 	unsigned int pfx_cnt;	/* including 0, the empty one */
@@ -124,12 +126,12 @@ static int gain_cmp(const void *a, const void *b)
 
 /*
  * The 255 prefixes ending in '_' that save the most bytes, each counted as if
- * alone (nested ones overlap; each name then takes its longest): within a
- * byte a name of what an exhaustive choice saves on real tables.
+ * alone (nested ones overlap; each name then takes its longest). Fills in each
+ * entry's prefix and name length.
  */
 static int pick_prefixes(const struct ksym_table *t, struct res_layout *l)
 {
-	/* counted on a sample of ~32k names: the common prefixes are common in it too */
+	/* counted on a sample of at most ~32k names: common prefixes are common there too */
 	size_t step = t->cnt / 32768 + 1, mask = 1, i, k, n = 0;
 	struct pfx_cand *m, *c, chosen[4 * RES_PFX] = {};
 
@@ -180,6 +182,7 @@ pick:
 		const char *s = ksym_ent_name(t, &t->ents[i]);
 		size_t len = strlen(s);
 
+		l->nlen[i] = len;
 		l->pfx[i] = 0;
 		for (k = len < RES_PFX_LEN + 1 ? len - 1 : RES_PFX_LEN; len > 2 && k >= 2; k--) {
 			if (s[k - 1] != '_')
@@ -229,6 +232,7 @@ void ksym_res__plan_free(struct ksym_res_plan *p)
 	free(p->l->hash);
 	free(p->l->order);
 	free(p->l->pfx);
+	free(p->l->nlen);
 	free(p->l);
 	p->l = NULL;
 }
@@ -252,18 +256,18 @@ int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p)
 	l->hash = malloc((t->cnt ? t->cnt : 1) * sizeof(*l->hash));
 	l->order = malloc((t->cnt ? t->cnt : 1) * sizeof(*l->order));
 	l->pfx = malloc(t->cnt ? t->cnt : 1);
+	l->nlen = malloc((t->cnt ? t->cnt : 1) * sizeof(*l->nlen));
 	start = calloc(p->buckets + 1, sizeof(*start));
-	if (!l->hash || !l->order || !l->pfx || !start || pick_prefixes(t, l))
+	if (!l->hash || !l->order || !l->pfx || !l->nlen || !start || pick_prefixes(t, l))
 		goto fail;
 	for (i = 0; i < t->cnt; i++) {
 		const struct ksym_ent *e = &t->ents[i];
-		const char *s = ksym_ent_name(t, e);
-		size_t len = strlen(s), stored = len - l->pfx_len[l->pfx[i]];
+		size_t stored = l->nlen[i] - l->pfx_len[l->pfx[i]];
 
 		err = -ENAMETOOLONG;
 		if (stored > RES_LEN)
 			goto fail;
-		l->hash[i] = ksym_hash_len(s, len);
+		l->hash[i] = ksym_hash_len(ksym_ent_name(t, e), l->nlen[i]);
 		start[(l->hash[i] & (p->buckets - 1)) + 1]++;
 		recs += rec_bytes(meta_of(e, stored));
 	}
@@ -338,9 +342,9 @@ void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, 
 		struct res_view v = {
 			.addr = ent->addr, .size = ent->size, .mod = ent->mod,
 			.name = n + l->pfx_len[l->pfx[e]],
+			.len = l->nlen[e] - l->pfx_len[l->pfx[e]],
 		};
 
-		v.len = strlen(v.name);
 		while (b <= (h & (p->buckets - 1)))
 			dir[b++] = off;
 		r->meta = meta_of(ent, v.len);

@@ -217,21 +217,38 @@ static void want_of(struct ksym_table *t, const char *const *list, size_t n, str
 	ksym_table__batch_end(t);
 }
 
+/*
+ * t stored as dir/name and list resolved from its resolve section, which must
+ * answer as the table does; the answers (in got, n of them) stay for more checks.
+ */
+static struct ksym_answers *resolved_as_table(struct ksym_table *t, const char *name,
+					      const char *const *list, size_t n, struct ksym *got)
+{
+	struct ksym_cache_key k = key_of("boot-a");
+	struct ksym *want = calloc(n, sizeof(*want));
+	struct ksym_answers *a;
+
+	assert_non_null(t);
+	assert_non_null(want);
+	want_of(t, list, n, want);
+	assert_int_equal(ksym_cache__store(dir, name, &k, t), 0);
+	a = ksym_cache__resolve(dir, name, &k, list, n, got);
+	assert_non_null(a);
+	assert_true(same_answers(want, got, n));
+	free(want);
+	return a;
+}
+
 /* The resolve section answers as the table does, misses and modules included. */
 static void test_resolve(void **state)
 {
 	struct ksym_cache_key k = key_of("boot-a"), other = key_of("boot-b");
 	struct ksym_table *t = tbl(KSYM_FMT_KALLSYMS, sample);
-	struct ksym want[RES_N], got[RES_N];
+	struct ksym got[RES_N];
 	struct ksym_answers *a;
 
 	(void)state;
-	assert_non_null(t);
-	want_of(t, res_list, RES_N, want);
-	assert_int_equal(ksym_cache__store(dir, "res", &k, t), 0);
-	a = ksym_cache__resolve(dir, "res", &k, res_list, RES_N, got);
-	assert_non_null(a);
-	assert_true(same_answers(want, got, RES_N));
+	a = resolved_as_table(t, "res", res_list, RES_N, got);
 	/* the lowest of a name's run, its module, vmlinux only */
 	assert_int_equal(got[1].addr, 0xffffffff81000200ull);
 	assert_string_equal(got[4].module, "9p");
@@ -250,10 +267,9 @@ static void test_resolve(void **state)
 /* Long runs of one name, many modules, many buckets: every name and a miss each. */
 static void test_resolve_many(void **state)
 {
-	struct ksym_cache_key k = key_of("boot-a");
 	size_t cap = 1 << 20, len = 0, n = 0, i;
 	char *text = malloc(cap), **names = calloc(5000, sizeof(*names));
-	struct ksym *want = calloc(5000, sizeof(*want)), *got = calloc(5000, sizeof(*got));
+	struct ksym *got = calloc(5000, sizeof(*got));
 	struct ksym_answers *a;
 	struct ksym_table *t;
 
@@ -268,7 +284,6 @@ static void test_resolve_many(void **state)
 	for (i = 0; i < 50; i++)	/* outside the 32-bit window, and large */
 		len += snprintf(text + len, cap - len, "%016zx D percpu_%zu\n", i * 0x100000, i);
 	t = tbl(KSYM_FMT_KALLSYMS, text);
-	assert_non_null(t);
 	for (i = 0; i < 2000; i++) {
 		assert_true(asprintf(&names[n++], "fn_%zu", i) > 0);
 		/* a miss one longer, and one the same but for its (compressed) prefix */
@@ -279,11 +294,7 @@ static void test_resolve_many(void **state)
 	assert_true(asprintf(&names[n++], "cleanup_module") > 0);
 	assert_true(asprintf(&names[n++], "m3:fn_3") > 0);
 	assert_true(asprintf(&names[n++], "m3:fn_4") > 0);
-	want_of(t, (const char *const *)names, n, want);
-	assert_int_equal(ksym_cache__store(dir, "many", &k, t), 0);
-	a = ksym_cache__resolve(dir, "many", &k, (const char *const *)names, n, got);
-	assert_non_null(a);
-	assert_true(same_answers(want, got, n));
+	a = resolved_as_table(t, "many", (const char *const *)names, n, got);
 	assert_int_equal(got[4050].addr, 0xffffffff81000001ull);
 	assert_non_null(got[n - 2].name);
 	assert_null(got[n - 1].name);
@@ -291,7 +302,6 @@ static void test_resolve_many(void **state)
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	free(want);
 	free(got);
 	free(text);
 	ksym_table__free(t);
@@ -301,10 +311,9 @@ static void test_resolve_many(void **state)
 static void test_resolve_long_run(void **state)
 {
 	static const char *const list[] = { "__func__.0", "other", "__func__.1" };
-	struct ksym_cache_key k = key_of("boot-a");
 	size_t cap = 1 << 20, len = 0, i;
 	char *text = malloc(cap);
-	struct ksym want[3], got[3];
+	struct ksym got[3];
 	struct ksym_answers *a;
 	struct ksym_table *t;
 
@@ -314,12 +323,7 @@ static void test_resolve_long_run(void **state)
 		len += snprintf(text + len, cap - len, "ffffffff81%06zx d __func__.0\n", 6000 - i);
 	len += snprintf(text + len, cap - len, "ffffffff82000000 T other\n");
 	t = tbl(KSYM_FMT_KALLSYMS, text);
-	assert_non_null(t);
-	want_of(t, list, 3, want);
-	assert_int_equal(ksym_cache__store(dir, "long", &k, t), 0);
-	a = ksym_cache__resolve(dir, "long", &k, list, 3, got);
-	assert_non_null(a);
-	assert_true(same_answers(want, got, 3));
+	a = resolved_as_table(t, "long", list, 3, got);
 	assert_int_equal(got[0].addr, 0xffffffff81000001ull);
 	assert_null(got[2].name);
 	ksym_answers__free(a);
@@ -337,8 +341,7 @@ static void test_resolve_prefixes(void **state)
 	static const char *const list[] = { "ab_x1", "cd_x1", "ab_x2", "zz_x2", "ab_x3", "qq_x3",
 					    "ab_x4", "ee_x4", "ab_x5", "xy_x5", "ab_x6", "ab__x6",
 					    "b_x1", "abx_x1" };
-	struct ksym_cache_key k = key_of("boot-a");
-	struct ksym want[14], got[14];
+	struct ksym got[14];
 	struct ksym_answers *a;
 	struct ksym_table *t = tbl(KSYM_FMT_KALLSYMS,
 				   "ffffffff81000000 T ab_x1\nffffffff81000010 T ab_x2\n"
@@ -346,12 +349,7 @@ static void test_resolve_prefixes(void **state)
 				   "ffffffff81000040 T ab_x5\nffffffff81000050 T ab_x6\n");
 
 	(void)state;
-	assert_non_null(t);
-	want_of(t, list, 14, want);
-	assert_int_equal(ksym_cache__store(dir, "pfx", &k, t), 0);
-	a = ksym_cache__resolve(dir, "pfx", &k, list, 14, got);
-	assert_non_null(a);
-	assert_true(same_answers(want, got, 14));
+	a = resolved_as_table(t, "pfx", list, 14, got);
 	for (size_t i = 0; i < 12; i += 2)
 		assert_null(got[i + 1].name);
 	ksym_answers__free(a);
