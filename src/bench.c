@@ -90,9 +90,9 @@ static int by_name_cmp(const void *a, const void *b)
 
 static int prepare(struct input *in, size_t n)
 {
-	uint64_t seed = 0x9e3779b97f4a7c15ull, lo, hi;
+	uint64_t seed = 0x9e3779b97f4a7c15ull, span;
 	FILE *f;
-	size_t i;
+	size_t i, j;
 	int err;
 
 	err = ksym__read_file(in->path, &in->data, &in->len);
@@ -114,8 +114,6 @@ static int prepare(struct input *in, size_t n)
 	in->addrs = calloc(n, sizeof(*in->addrs));
 	if (!in->hits || !in->misses || !in->addrs)
 		return -ENOMEM;
-	lo = in->ref.v[0].addr;
-	hi = in->ref.v[in->ref.cnt - 1].addr;
 	/* uniform over distinct names: a tracer asks for a name, not for the 466th
 	 * "__func__.0"; the sorted copy puts each name's first instance first */
 	{
@@ -147,7 +145,11 @@ static int prepare(struct input *in, size_t n)
 		/* a miss that shares the whole name but the end: full search depth */
 		if (!in->hits[i] || asprintf(&in->misses[i], "%s.ksym_bench_miss", name) < 0)
 			return -ENOMEM;
-		in->addrs[i] = lo + rng(&seed) % (hi - lo + 1);
+		/* an address inside a symbol, as a stack trace's are: uniform over
+		 * the address range, most would fall in the gap before the modules */
+		j = rng(&seed) % in->ref.cnt;
+		span = j + 1 < in->ref.cnt ? in->ref.v[j + 1].addr - in->ref.v[j].addr : 1;
+		in->addrs[i] = in->ref.v[j].addr + rng(&seed) % (span ? span : 1);
 	}
 	return 0;
 }

@@ -171,6 +171,40 @@ static int build_by_addr(struct ksym_table *t)
 	return 0;
 }
 
+int ksym_table__build_akeys(struct ksym_table *t)
+{
+	size_t first = 0, i;
+	uint64_t base, top;
+
+	free(t->akeys);
+	t->akeys = NULL;
+	if (!t->cnt)
+		return 0;
+	/*
+	 * The keys cover the top 4 GiB of the used addresses: the kernel and its
+	 * modules. Below them (per-cpu offsets, unresolved names) the entries
+	 * are searched themselves.
+	 */
+	top = t->ents[ksym_addr_idx(t, t->cnt - 1)].addr;
+	for (; first < t->cnt; first++) {
+		const struct ksym_ent *e = &t->ents[ksym_addr_idx(t, first)];
+
+		if (!(e->flags & KSYM_F_UNRESOLVED) && top - e->addr <= UINT32_MAX)
+			break;
+	}
+	if (first == t->cnt)
+		return 0;
+	base = t->ents[ksym_addr_idx(t, first)].addr;
+	t->akeys = malloc((t->cnt - first) * sizeof(*t->akeys));
+	if (!t->akeys)
+		return -ENOMEM;
+	for (i = first; i < t->cnt; i++)
+		t->akeys[i - first] = t->ents[ksym_addr_idx(t, i)].addr - base;
+	t->akey_first = first;
+	t->akey_base = base;
+	return 0;
+}
+
 int ksym_table__finish(struct ksym_table *t)
 {
 	size_t i, j;
@@ -202,13 +236,14 @@ int ksym_table__finish(struct ksym_table *t)
 		}
 		e->size = d > UINT32_MAX ? UINT32_MAX : d;
 	}
-	return 0;
+	return ksym_table__build_akeys(t);
 }
 
 void ksym_table__free(struct ksym_table *t)
 {
 	if (!t)
 		return;
+	free(t->akeys);
 	if (t->map) {
 		munmap(t->map, t->map_len);
 		free(t);
@@ -392,10 +427,57 @@ int ksym_table__find_many(const struct ksym_table *t, const char *const *names, 
 	return found;
 }
 
+/* One step: the half of [b, b + n) that holds the last key <= key, no branch. */
+static inline const uint32_t *akey_halve(const uint32_t *b, size_t *n, uint32_t key)
+{
+	size_t half = *n / 2;
+
+	/* both halves' middles fetched a step early */
+	__builtin_prefetch(b + half / 2);
+	__builtin_prefetch(b + half + half / 2);
+	*n -= half;
+	return b[half] <= key ? b + half : b;
+}
+
+/* Address-order position of the first symbol above addr, by its key. */
+static size_t akey_upper(const struct ksym_table *t, uint64_t addr)
+{
+	const uint32_t *k = t->akeys, *b = k;
+	size_t n = t->cnt - t->akey_first, at;
+	uint32_t key;
+
+	key = addr - t->akey_base > UINT32_MAX ? UINT32_MAX : addr - t->akey_base;
+	while (n > 16)
+		b = akey_halve(b, &n, key);
+	/* the answer is within a line or two now: its entry fetched meanwhile */
+	at = t->akey_first + (b - k);
+	if (t->by_addr) {
+		__builtin_prefetch(t->by_addr + at);
+		__builtin_prefetch(t->by_addr + at + n);
+	} else {
+		__builtin_prefetch(t->ents + at);
+		__builtin_prefetch(t->ents + at + n / 2);
+		__builtin_prefetch(t->ents + at + n - 1);
+	}
+	while (n > 1)
+		b = akey_halve(b, &n, key);
+	/* *b <= key throughout: akeys[0] is 0 */
+	return t->akey_first + (b - k) + 1;
+}
+
 int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out)
 {
 	size_t lo = 0, hi = t->cnt;
 
+	if (t->akeys && addr >= t->akey_base) {
+		lo = akey_upper(t, addr);
+		/* several symbols at one address: report the first one listed */
+		while (lo - 1 > t->akey_first &&
+		       t->akeys[lo - 2 - t->akey_first] == t->akeys[lo - 1 - t->akey_first])
+			lo--;
+		fill(t, &t->ents[ksym_addr_idx(t, lo - 1)], out);
+		return 0;
+	}
 	/* first position with addr' > addr, then step back */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

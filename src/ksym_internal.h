@@ -61,6 +61,14 @@ struct ksym_table {
 	size_t cnt;
 	size_t ent_cap;
 	uint32_t *by_addr;	/* address order where file order is not; NULL: the same */
+	/*
+	 * The resolved symbols' addresses in address order, as offsets from the
+	 * first: 4 bytes a symbol where an entry is 24, so an address search
+	 * walks a twelfth of the entries' pages. NULL where the span needs more.
+	 */
+	uint32_t *akeys;
+	size_t akey_first;	/* address-order position of akeys[0] */
+	uint64_t akey_base;
 	uint32_t *mods;		/* offsets of module names in buf */
 	size_t mod_cnt;
 	enum ksym_format fmt;
@@ -176,6 +184,7 @@ void ksym_index_free(struct ksym_index *ix);
 
 /* After parsing or changing addresses: address order (by_addr) and sizes. */
 int ksym_table__finish(struct ksym_table *t);
+int ksym_table__build_akeys(struct ksym_table *t);
 
 /* murmur3's finalizer: every input bit flips each output bit half the time */
 static inline uint64_t ksym_fmix64(uint64_t x)

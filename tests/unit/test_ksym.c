@@ -137,6 +137,35 @@ static void test_addr_lookup(void **state)
 	assert_string_equal(k.name, "b");
 	assert_int_equal(ksym_table__addr(t, 0xffffffff80ffffffull, &k), -ENOENT);
 	ksym_table__free(t);
+
+	/*
+	 * Per-cpu offsets far below the kernel, modules out of order: the top
+	 * 4 GiB are searched by key, what is below by the entries themselves.
+	 */
+	t = tbl(KSYM_FMT_KALLSYMS,
+		"0000000000000000 A fixed_percpu_data\n"
+		"0000000000001000 A cpu_debug_store\n"
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000100 t foo\n"
+		"ffffffffc0002000 t late\t[m2]\n"
+		"ffffffffc0000000 t early\t[m1]\n"
+		"ffffffffc0000000 t early_alias\t[m1]\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__addr(t, 0x800, &k), 0);
+	assert_string_equal(k.name, "fixed_percpu_data");
+	assert_int_equal(ksym_table__addr(t, 0xffffffff80ffffffull, &k), 0);
+	assert_string_equal(k.name, "cpu_debug_store");
+	assert_int_equal(ksym_table__addr(t, 0xffffffff810000ffull, &k), 0);
+	assert_string_equal(k.name, "_stext");
+	assert_int_equal(ksym_table__addr(t, 0xffffffffbfffffffull, &k), 0);
+	assert_string_equal(k.name, "foo");
+	assert_int_equal(ksym_table__addr(t, 0xffffffffc0000010ull, &k), 0);
+	assert_string_equal(k.name, "early");
+	assert_string_equal(k.module, "m1");
+	assert_int_equal(ksym_table__addr(t, ~0ull, &k), 0);
+	assert_string_equal(k.name, "late");
+	ksym_table__free(t);
 }
 
 static void test_malformed(void **state)

@@ -195,6 +195,57 @@ static void resolve_check(const char *path, struct ksym_table *t, const struct r
 	free(got);
 }
 
+static int pos_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ref *v = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (v[x].addr != v[y].addr)
+		return v[x].addr < v[y].addr ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Addresses at, inside and just below every symbol: the symbol with the
+ * greatest address not above it, the first listed of those sharing that
+ * address; below the first, none. Walked in address order, not searched.
+ */
+static void addr_check(const struct ksym_table *t, const struct ref_table *rt)
+{
+	uint32_t *pos = malloc(rt->n * sizeof(*pos));
+	const struct ref *prev = NULL, *r;
+	size_t i, k;
+	struct ksym got;
+
+	assert_non_null(pos);
+	for (i = 0; i < rt->n; i++)
+		pos[i] = i;
+	qsort_r(pos, rt->n, sizeof(*pos), pos_cmp, rt->v);
+	for (i = 0; i < rt->n; i = k) {
+		uint64_t mid;
+
+		/* r: the first listed at this address; k: the next address's first */
+		r = &rt->v[pos[i]];
+		for (k = i + 1; k < rt->n && rt->v[pos[k]].addr == r->addr; k++)
+			;
+		mid = k < rt->n ? r->addr + (rt->v[pos[k]].addr - r->addr) / 2 : r->addr + 1;
+		if (r->addr && !prev) {
+			assert_int_equal(ksym_table__addr(t, r->addr - 1, &got), -ENOENT);
+		} else if (r->addr) {
+			assert_int_equal(ksym_table__addr(t, r->addr - 1, &got), 0);
+			assert_int_equal(got.addr, prev->addr);
+			assert_string_equal(got.name, prev->name);
+			assert_true(same_mod(prev->mod, got.module));
+		}
+		assert_int_equal(ksym_table__addr(t, mid, &got), 0);
+		assert_int_equal(got.addr, r->addr);
+		assert_string_equal(got.name, r->name);
+		assert_true(same_mod(r->mod, got.module));
+		prev = r;
+	}
+	free(pos);
+}
+
 /* Exact lookups (batch and scan), address lookups, a glob: all against the reference. */
 static void cross_check(const char *path, enum ksym_format fmt, size_t scan_sample)
 {
@@ -223,6 +274,7 @@ static void cross_check(const char *path, enum ksym_format fmt, size_t scan_samp
 		assert_int_equal(ksym_table__addr(t, rt.v[i].addr, &got[0]), 0);
 		assert_int_equal(got[0].addr, rt.v[i].addr);
 	}
+	addr_check(t, &rt);
 	/* name -> every instance in the module: group the reference by (mod, name) */
 	qsort(rt.v, rt.n, sizeof(*rt.v), ref_cmp);
 	for (i = 0; i < rt.n; i = end) {
