@@ -193,7 +193,8 @@ void ksym_kcore__forget(struct ksym_kcore *kc);
  * its offset (0, or 4 past ENDBR64), or -1 for none. Where the site is a call
  * (something traces the function now), *call is its target, which the caller
  * must check is an ftrace or BPF trampoline; else *call is 0. -EAGAIN: an int3
- * over what may be a call being patched in or out: read the text again.
+ * over what may be a call being patched in or out (*call: where that call
+ * goes): read the text again.
  */
 int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call);
 

@@ -140,12 +140,12 @@ uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
  * was made after the table was read (a tracer attached since): taken as a
  * trampoline, and the kernel has the last word.
  */
-static bool is_trampoline(const struct ksym_db *db, uint64_t addr)
+static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 {
 	struct ksym s;
 
 	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr)
-		return addr < db->text_lo || addr >= db->text_hi;
+		return !known && (addr < db->text_lo || addr >= db->text_hi);
 	if (s.module)
 		return !strcmp(s.module, "__builtin__ftrace") ||
 		       (!strcmp(s.module, "bpf") && !strncmp(s.name, "bpf_trampoline_", 15));
@@ -232,7 +232,16 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 		ksym_kcore__forget(db->kcore);
 		usleep(100);
 	}
-	if (off < 0 || (call && !is_trampoline(db, call)))
+	/*
+	 * Still mid-patch: a site if the call being patched in or out goes to a
+	 * trampoline the table lists. A link detached just before is unpatched
+	 * when its last reference goes, which under emulation can take longer
+	 * than the waits above; an int3 a kprobe put over other code gives a
+	 * "target" that is no trampoline's.
+	 */
+	if (off == -EAGAIN && is_trampoline(db, call, true))
+		off = text[0] == 0xcc ? 0 : 4;	/* at the entry, or past ENDBR64 */
+	if (off < 0 || (call && !is_trampoline(db, call, false)))
 		return 0;
 	*loc = sym->addr + off;
 	return 1;

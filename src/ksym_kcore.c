@@ -194,8 +194,13 @@ int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint
 		 * out (a link detached just before is unpatched a grace period
 		 * later): read again, this may be int3 padding as well.
 		 */
-		if (p[0] == 0xcc)
-			return memcmp(p + 1, nop5 + 1, 4) ? -EAGAIN : off;
+		if (p[0] == 0xcc) {
+			if (!memcmp(p + 1, nop5 + 1, 4))
+				return off;
+			memcpy(&rel, p + 1, 4);
+			*call = addr + off + 5 + (int64_t)rel;
+			return -EAGAIN;
+		}
 	}
 	return -1;
 }

@@ -712,6 +712,7 @@ static void test_ftrace_site(void **state)
 	assert_int_equal(ksym__ftrace_site(int3_nop, 16, 0x1000, &call), 4);
 	assert_int_equal(call, 0);
 	assert_int_equal(ksym__ftrace_site(int3_call, 16, 0x1000, &call), -EAGAIN);
+	assert_int_equal(call, 0x1000 + 5 + 0x100);
 	assert_int_equal(ksym__ftrace_site(notrace, 16, 0x1000, &call), -1);
 	/* a label 4 bytes before a function: the function's site is not its own */
 	assert_int_equal(ksym__ftrace_site(label, 16, 0x1000, &call), -1);
