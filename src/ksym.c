@@ -207,7 +207,9 @@ int ksym_table__build_akeys(struct ksym_table *t)
 
 int ksym_table__finish(struct ksym_table *t)
 {
-	size_t i, j;
+	uint64_t next = 0;	/* the next higher address in the module, 0: none */
+	struct ksym_ent *e, *n;
+	size_t i;
 	int err;
 
 	err = build_by_addr(t);
@@ -216,25 +218,19 @@ int ksym_table__finish(struct ksym_table *t)
 	/*
 	 * size: distance to the next higher address in the same module (for a
 	 * function list, the next traceable one: an upper bound). A blacklist
-	 * brings its own sizes.
+	 * brings its own sizes. Backwards, so a run at one address takes the
+	 * same next address without looking ahead for each of its symbols.
 	 */
-	for (i = 0; i < t->cnt && t->fmt != KSYM_FMT_BLACKLIST; i++) {
-		struct ksym_ent *e = &t->ents[ksym_addr_idx(t, i)];
-		uint64_t d = 0;
-
+	for (i = t->cnt; i-- > 0 && t->fmt != KSYM_FMT_BLACKLIST;) {
+		e = &t->ents[ksym_addr_idx(t, i)];
 		if (e->flags & KSYM_F_UNRESOLVED)
-			continue;
-		for (j = i + 1; j < t->cnt; j++) {
-			const struct ksym_ent *n = &t->ents[ksym_addr_idx(t, j)];
-
-			if (n->mod != e->mod)
-				break;
-			if (n->addr > e->addr) {
-				d = n->addr - e->addr;
-				break;
-			}
-		}
-		e->size = d > UINT32_MAX ? UINT32_MAX : d;
+			break;	/* they sort first */
+		n = i + 1 < t->cnt ? &t->ents[ksym_addr_idx(t, i + 1)] : NULL;
+		if (!n || n->mod != e->mod)
+			next = 0;
+		else if (n->addr > e->addr)
+			next = n->addr;
+		e->size = !next ? 0 : next - e->addr > UINT32_MAX ? UINT32_MAX : next - e->addr;
 	}
 	return ksym_table__build_akeys(t);
 }

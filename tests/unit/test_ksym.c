@@ -168,6 +168,38 @@ static void test_addr_lookup(void **state)
 	ksym_table__free(t);
 }
 
+/* Sizes: to the next higher address in the same module; a run at one address shares it. */
+static void test_sizes(void **state)
+{
+	static const struct {
+		const char *name;
+		uint32_t size;
+	} want[] = { { "a", 0x10 },  { "a2", 0x10 }, { "b", 0x20 }, { "last", 0 },
+		     { "m1", 0x100 }, { "m1b", 0x100 }, { "m2", 0 }, { "n1", 0 } };
+	struct ksym_table *t;
+	struct ksym k;
+	size_t i;
+
+	(void)state;
+	t = tbl(KSYM_FMT_KALLSYMS,
+		"ffffffff81000000 T a\n"
+		"ffffffff81000000 T a2\n"
+		"ffffffff81000010 T b\n"
+		"ffffffff81000030 T last\n"
+		"ffffffffc0000000 t m1\t[m]\n"
+		"ffffffffc0000000 t m1b\t[m]\n"
+		"ffffffffc0000100 t m2\t[m]\n"
+		"ffffffffc0000100 t n1\t[n]\n");
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 8);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(ksym_table__at(t, i, &k), 0);
+		assert_string_equal(k.name, want[i].name);
+		assert_int_equal(k.size, want[i].size);
+	}
+	ksym_table__free(t);
+}
+
 static void test_malformed(void **state)
 {
 	char long_name[600];
@@ -735,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_ftrace_site),
+		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_pieces),
