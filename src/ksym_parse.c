@@ -208,6 +208,9 @@ struct parser {
 	size_t lineno;
 	size_t mod_cap;
 	uint16_t last_mod;	/* consecutive lines share a module: skip the search */
+	/* module name -> id, open addressing, at most half full: a file may name 65k */
+	uint16_t *mod_ix;
+	size_t mod_mask;
 };
 
 /* What a line holds, as spans of the input; parsing writes nothing. */
@@ -244,11 +247,52 @@ static int emit(struct parser *ps, const char *s, size_t len, uint32_t *off)
 	return 0;
 }
 
+/* The slot that holds name's id, or the empty one where it would go. */
+static uint16_t *mod_slot(const struct parser *ps, const char *name, size_t len)
+{
+	const struct ksym_table *t = ps->t;
+	size_t s = ksym_hash_len(name, len) & ps->mod_mask;
+	const char *m;
+
+	for (;; s = (s + 1) & ps->mod_mask) {
+		if (!ps->mod_ix[s])
+			return &ps->mod_ix[s];
+		m = t->buf + t->mods[ps->mod_ix[s] - 1];
+		if (!strncmp(m, name, len) && !m[len])
+			return &ps->mod_ix[s];
+	}
+}
+
+/* Room for one more module, the slots at most half full. */
+static int mod_grow(struct parser *ps)
+{
+	struct ksym_table *t = ps->t;
+	size_t cap = ps->mod_ix ? (ps->mod_mask + 1) * 2 : 256, i;
+	uint16_t *old = ps->mod_ix;
+
+	if (ps->mod_ix && (t->mod_cnt + 1) * 2 <= ps->mod_mask + 1)
+		return 0;
+	ps->mod_ix = calloc(cap, sizeof(*ps->mod_ix));
+	if (!ps->mod_ix) {
+		ps->mod_ix = old;
+		return -ENOMEM;
+	}
+	ps->mod_mask = cap - 1;
+	for (i = 0; i < t->mod_cnt; i++) {
+		const char *m = t->buf + t->mods[i];
+
+		*mod_slot(ps, m, strlen(m)) = i + 1;
+	}
+	free(old);
+	return 0;
+}
+
 static int intern_mod(struct parser *ps, const char *name, size_t len, uint16_t *id)
 {
 	struct ksym_table *t = ps->t;
+	uint16_t *slot;
 	const char *m;
-	size_t i;
+	int err;
 
 	if (ps->last_mod) {
 		m = t->buf + t->mods[ps->last_mod - 1];
@@ -257,14 +301,11 @@ static int intern_mod(struct parser *ps, const char *name, size_t len, uint16_t 
 			return 0;
 		}
 	}
-	for (i = 0; i < t->mod_cnt; i++) {
-		m = t->buf + t->mods[i];
-		if (!strncmp(m, name, len) && !m[len])
-			break;
-	}
-	if (i == t->mod_cnt) {
-		int err;
-
+	err = mod_grow(ps);
+	if (err)
+		return err;
+	slot = mod_slot(ps, name, len);
+	if (!*slot) {
 		if (t->mod_cnt == UINT16_MAX)
 			return -E2BIG;
 		if (t->mod_cnt == ps->mod_cap) {
@@ -279,9 +320,9 @@ static int intern_mod(struct parser *ps, const char *name, size_t len, uint16_t 
 		err = emit(ps, name, len, &t->mods[t->mod_cnt]);
 		if (err)
 			return err;
-		t->mod_cnt++;
+		*slot = ++t->mod_cnt;
 	}
-	ps->last_mod = *id = i + 1;
+	ps->last_mod = *id = *slot;
 	return 0;
 }
 
@@ -758,6 +799,7 @@ static struct ksym_table *parse_done(struct parser *ps, int err)
 	free(ps->nlen);
 	free(ps->nslot);
 	free(ps->carry);
+	free(ps->mod_ix);
 	if (err) {
 		ksym_table__free(ps->t);
 		errno = -err;

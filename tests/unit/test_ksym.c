@@ -200,6 +200,39 @@ static void test_sizes(void **state)
 	ksym_table__free(t);
 }
 
+/* Module names are interned by hash: 65,535 of them, each found again; one more is refused. */
+static void test_many_modules(void **state)
+{
+	const size_t lim = 65535;
+	size_t cap = (lim + 1) * 48, len = 0, i;
+	char *text = malloc(cap), q[32];
+	struct ksym_table *t;
+	struct ksym k;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < lim; i++)
+		len += snprintf(text + len, cap - len, "ffffffffc%07zx t s%zu\t[m%zu]\n", i * 16,
+				i, i);
+	t = tbl(KSYM_FMT_KALLSYMS, text);
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), lim);
+	for (i = 0; i < lim; i += 97) {
+		assert_int_equal(ksym_table__at(t, i, &k), 0);
+		snprintf(q, sizeof(q), "m%zu", i);
+		assert_string_equal(k.module, q);
+		snprintf(q, sizeof(q), "m%zu:s%zu", i, i);
+		assert_int_equal(ksym_table__find(t, q, NULL, &k, 1), 1);
+		snprintf(q, sizeof(q), "m%zu:s%zu", i + 1, i);
+		assert_int_equal(ksym_table__find(t, q, NULL, &k, 1), 0);
+	}
+	ksym_table__free(t);
+	snprintf(text + len, cap - len, "ffffffffd0000000 t s\t[one_more]\n");
+	assert_null(tbl(KSYM_FMT_KALLSYMS, text));
+	assert_int_equal(errno, E2BIG);
+	free(text);
+}
+
 static void test_malformed(void **state)
 {
 	char long_name[600];
@@ -768,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_ftrace_site),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_many_modules),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_pieces),
