@@ -557,53 +557,86 @@ static bool same_mod(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * Entry i's place among its same-named, same-module entries in file order: in
- * a function list that is ftrace's order, and it must not move as earlier
- * entries get their addresses.
+ * Entry i's group: its same-named, same-module entries, in file order (in a
+ * function list, ftrace's order, which must not move as entries get their
+ * addresses). *grp grows to hold them; returns how many.
  */
-static void rank_of(const struct ksym_table *t, uint32_t i, uint32_t *rank, uint32_t *cnt)
+static ssize_t group_of(const struct ksym_table *t, uint32_t i, uint32_t **grp, size_t *cap)
 {
 	const struct ksym_ent *e = &t->ents[i];
 	const char *name = ksym_ent_name(t, e);
-	uint32_t i1, v;
+	size_t n = 0;
+	uint32_t v;
 
-	*rank = *cnt = 0;
 	for (v = ksym_index_first(t, name, ksym_hash(name)); v; v = ksym_index_next(t, v)) {
-		i1 = v & KSYM_IX_IDX;
-		if (t->ents[i1 - 1].mod != e->mod)
+		uint32_t j = (v & KSYM_IX_IDX) - 1;
+
+		if (t->ents[j].mod != e->mod)
 			continue;
-		*rank += i1 - 1 < i;
-		(*cnt)++;
+		if (n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 64;
+			uint32_t *g = realloc(*grp, ncap * sizeof(*g));
+
+			if (!g)
+				return -ENOMEM;
+			*grp = g;
+			*cap = ncap;
+		}
+		(*grp)[n++] = j;
 	}
+	qsort(*grp, n, sizeof(**grp), u32_cmp);
+	return n;
 }
 
 int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 {
-	size_t i, unresolved = 0;
+	size_t i, r, unresolved = 0, cap = 0;
+	uint32_t *grp = NULL;
+	uint8_t *done;
+	ssize_t cnt;
 	int err;
 
 	if (funcs->map)
 		return -EROFS;
+	done = calloc(funcs->cnt ? funcs->cnt : 1, 1);
+	if (!done)
+		return -ENOMEM;
 	/* funcs has no addresses yet: address order is file order, as ftrace lists */
 	err = ksym_table__batch_begin(kallsyms);
 	if (!err)
 		err = ksym_table__batch_begin(funcs);
 	if (err) {
 		ksym_table__batch_end(kallsyms);
+		free(done);
 		return err;
 	}
-	for (i = 0; i < funcs->cnt; i++) {
+	/*
+	 * A group at a time, at its first entry: the n-th of a name in the
+	 * list takes the n-th lowest text symbol of the name in the module.
+	 * Once per group, as a name may be listed 100,000 times over.
+	 */
+	for (i = 0; i < funcs->cnt && !err; i++) {
 		struct ksym_ent *f = &funcs->ents[i];
 		const char *name = ksym_ent_name(funcs, f);
 		const char *mod = ksym_ent_mod(funcs, f);
-		uint32_t cand[FIND_MAX], v, rank, cnt;
+		uint32_t cand[FIND_MAX], v;
 		size_t k = 0;
 
-		if (!(f->flags & KSYM_F_UNRESOLVED))
+		if (done[i] || !(f->flags & KSYM_F_UNRESOLVED))
 			continue;
-		rank_of(funcs, i, &rank, &cnt);
-		/* the same-named text symbols of the module, lowest addresses first */
+		cnt = group_of(funcs, i, &grp, &cap);
+		if (cnt < 0) {
+			err = cnt;
+			break;
+		}
 		for (v = ksym_index_first(kallsyms, name, ksym_hash(name)); v;
 		     v = ksym_index_next(kallsyms, v)) {
 			const struct ksym_ent *e = &kallsyms->ents[(v & KSYM_IX_IDX) - 1];
@@ -611,17 +644,31 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 			if (ksym_type_is_text(e->type) && same_mod(mod, ksym_ent_mod(kallsyms, e)))
 				add_match(kallsyms, (v & KSYM_IX_IDX) - 1, cand, FIND_MAX, &k);
 		}
-		if (rank < k && rank < FIND_MAX) {
-			const struct ksym_ent *e = &kallsyms->ents[cand[rank]];
+		for (r = 0; r < (size_t)cnt; r++) {
+			struct ksym_ent *g = &funcs->ents[grp[r]];
 
-			f->addr = e->addr;
-			f->type = e->type;
-			f->flags &= ~KSYM_F_UNRESOLVED;
+			done[grp[r]] = 1;
+			if (!(g->flags & KSYM_F_UNRESOLVED))
+				continue;
+			if (r < k && r < FIND_MAX) {
+				const struct ksym_ent *e = &kallsyms->ents[cand[r]];
+
+				g->addr = e->addr;
+				g->type = e->type;
+				g->flags &= ~KSYM_F_UNRESOLVED;
+			}
+			/* more text symbols of the name than ftrace lists: which is which is a guess */
+			if (k != (size_t)cnt)
+				g->flags |= KSYM_F_AMBIGUOUS;
+			unresolved += !!(g->flags & KSYM_F_UNRESOLVED);
 		}
-		/* more text symbols of the name than ftrace lists: which is which is a guess */
-		if (k != cnt)
-			f->flags |= KSYM_F_AMBIGUOUS;
-		unresolved += !!(f->flags & KSYM_F_UNRESOLVED);
+	}
+	free(grp);
+	free(done);
+	if (err) {
+		ksym_table__batch_end(funcs);
+		ksym_table__batch_end(kallsyms);
+		return err;
 	}
 	ksym_table__batch_end(funcs);
 	ksym_table__batch_end(kallsyms);

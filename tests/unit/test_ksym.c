@@ -377,6 +377,33 @@ static void test_resolve_join(void **state)
 	assert_int_equal(s[0].type, 'T');
 	ksym_table__free(f);
 	ksym_table__free(k);
+
+	/* a name listed 1,000 times: the first 64 get the 64 lowest, once per group */
+	{
+		size_t cap = 1000 * 32, lk = 0, lf = 0, i;
+		char *tk = malloc(cap), *tf = malloc(cap);
+		struct ksym many[64];
+
+		assert_non_null(tk);
+		assert_non_null(tf);
+		for (i = 0; i < 1000; i++) {
+			lk += snprintf(tk + lk, cap - lk, "ffffffff8%07zx t same\n", (1000 - i) * 16);
+			lf += snprintf(tf + lf, cap - lf, "same\n");
+		}
+		k = tbl(KSYM_FMT_KALLSYMS, tk);
+		f = tbl(KSYM_FMT_FUNCS, tf);
+		assert_non_null(k);
+		assert_non_null(f);
+		assert_int_equal(ksym_table__resolve(f, k), 1000 - 64);
+		for (i = 0; i < 64; i++) {
+			assert_int_equal(ksym_table__at(f, 1000 - 64 + i, &many[i]), 0);
+			assert_int_equal(many[i].addr, 0xffffffff80000000ull + (i + 1) * 16);
+		}
+		ksym_table__free(f);
+		ksym_table__free(k);
+		free(tk);
+		free(tf);
+	}
 }
 
 static void test_glob(void **state)
