@@ -835,6 +835,39 @@ out:
 	return err;
 }
 
+/*
+ * The lookup rows in units of the memory's own latency: a lookup that must
+ * read memory no cache holds costs at least one random read, whatever the
+ * machine, and the ns rows move with it from run to run.
+ */
+static void print_in_reads(const struct result *r)
+{
+	static const struct {
+		const char *row, *label;
+	} rows[] = {
+		{ "exact lookup, hit", "hit" },
+		{ "exact lookup, miss", "miss" },
+		{ "exact lookups as a list, hit", "list hit" },
+		{ "exact lookups as a list, miss", "list miss" },
+		{ "address lookup", "address" },
+	};
+	const char *sep = "";
+	size_t k;
+	int i;
+
+	if (r->mem_ns[0] <= 0)
+		return;
+	printf("  ours in random reads within %lu MiB:", MEM_SMALL >> 20);
+	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+		for (i = 0; i < r->nrows; i++)
+			if (!strcmp(r->rows[i].what, rows[k].row)) {
+				printf("%s %s %.2f", sep, rows[k].label,
+				       r->rows[i].ours / r->mem_ns[0]);
+				sep = ",";
+			}
+	printf("\n");
+}
+
 static void print_text(const struct bench_opts *o, const struct result *r)
 {
 	int i;
@@ -866,6 +899,7 @@ static void print_text(const struct bench_opts *o, const struct result *r)
 	if (r->break_even > 0)
 		printf("  batch break-even: %.0f lookups (index build / per-lookup saving)\n",
 		       r->break_even);
+	print_in_reads(r);
 	printf("\n");
 }
 
