@@ -665,14 +665,10 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 	}
 	free(grp);
 	free(done);
-	if (err) {
-		ksym_table__batch_end(funcs);
-		ksym_table__batch_end(kallsyms);
-		return err;
-	}
 	ksym_table__batch_end(funcs);
 	ksym_table__batch_end(kallsyms);
-	err = ksym_table__finish(funcs);
+	if (!err)
+		err = ksym_table__finish(funcs);
 	return err ? err : (int)unresolved;
 }
 
