@@ -20,7 +20,8 @@
 #include "ksym_internal.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
-#define CACHE_VERSION 11	/* 10: the resolve section; 11: its records packed, names prefixed */
+#define CACHE_VERSION 12	/* 10: the resolve section; 11: its records packed, names
+				   prefixed; 12: entries in address order, no by_addr */
 
 struct cache_hdr {
 	char magic[8];
@@ -29,8 +30,7 @@ struct cache_hdr {
 	struct ksym_cache_key key;
 	uint32_t fmt;
 	uint32_t slot_mask;
-	uint64_t cnt, mod_cnt, nslots, buf_len;
-	uint64_t by_addr_cnt;	/* 0: file order is address order; else cnt */
+	uint64_t cnt, mod_cnt, nslots, buf_len;	/* entries in address order */
 	uint64_t payload_sum;	/* over the table, header to resolve section */
 	/* the resolve section, 8-aligned after the table: head, then records */
 	uint64_t res_len;
@@ -180,13 +180,11 @@ static bool table_len(const struct cache_hdr *h, size_t *need)
 	/* each bounded before it is multiplied */
 	if (h->cnt > UINT32_MAX || h->mod_cnt > UINT16_MAX || h->nslots > (1ull << 32) ||
 	    h->buf_len > UINT32_MAX || !h->buf_len || (h->nslots & (h->nslots - 1)) ||
-	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1 ||
-	    (h->by_addr_cnt && h->by_addr_cnt != h->cnt))
+	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1)
 		return false;
 	*need = sizeof(*h) + h->cnt * sizeof(struct ksym_ent) +
 		align8(h->mod_cnt * sizeof(uint32_t)) + h->nslots * sizeof(struct ksym_slot) +
-		align8(h->cnt * sizeof(uint32_t)) + align8(h->by_addr_cnt * sizeof(uint32_t)) +
-		h->buf_len;
+		align8(h->cnt * sizeof(uint32_t)) + h->buf_len;
 	return true;
 }
 
@@ -231,8 +229,6 @@ static bool valid(const struct ksym_table *t, uint64_t nslots)
 
 		bad |= ((d & ~(KSYM_IX_IDX | KSYM_IX_MORE)) != 0) | (di > i) | (d && !di);
 	}
-	for (i = 0; t->by_addr && i < cnt; i++)
-		bad |= t->by_addr[i] >= cnt;
 	for (i = 0; i < nslots; i++) {
 		uint32_t r = sl[i].ref, ri = r & KSYM_IX_IDX;
 
@@ -302,7 +298,7 @@ static const struct cache_hdr *map_cache(const char *dir, const char *name,
 struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 				    const struct ksym_cache_key *key)
 {
-	size_t ents_len, mods_len, slots_len, dups_len, order_len, need;
+	size_t ents_len, mods_len, slots_len, dups_len, need;
 	const struct cache_hdr *h;
 	struct ksym_table *t;
 	struct stat st;
@@ -319,7 +315,6 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
 	slots_len = h->nslots * sizeof(struct ksym_slot);
 	dups_len = align8(h->cnt * sizeof(uint32_t));
-	order_len = align8(h->by_addr_cnt * sizeof(uint32_t));
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -333,8 +328,6 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	p += slots_len;
 	t->ix.dup_next = (uint32_t *)p;
 	p += dups_len;
-	t->by_addr = h->by_addr_cnt ? (uint32_t *)p : NULL;
-	p += order_len;
 	t->buf = p;
 	t->len = h->buf_len;
 	t->cnt = h->cnt;
@@ -423,7 +416,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	struct ksym_table c = {};	/* the compacted copy that goes to the file */
 	struct ksym_res_plan rp = {};
 	struct cache_hdr h = {};
-	size_t slen = 0, scap = 1, el, ml, sl, dl, ol, total, roff, i;
+	size_t slen = 0, scap = 1, el, ml, sl, dl, total, roff, i;
 	char *pay = NULL;
 	int err;
 
@@ -452,11 +445,17 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 		memcpy(c.buf + slen, m, strlen(m) + 1);
 		slen += strlen(m) + 1;
 	}
+	/*
+	 * In address order: a loaded table needs no permutation, and its
+	 * address searches and walks read the entries front to back. Stable:
+	 * at one address, the first listed stays first.
+	 */
 	for (i = 0; i < t->cnt; i++) {
-		const char *n = ksym_ent_name(t, &t->ents[i]);
+		const struct ksym_ent *e = &t->ents[ksym_addr_idx(t, i)];
+		const char *n = ksym_ent_name(t, e);
 		size_t l = strlen(n) + 1;
 
-		c.ents[i] = t->ents[i];
+		c.ents[i] = *e;
 		c.ents[i].name = slen;
 		memcpy(c.buf + slen, n, l);
 		slen += l;
@@ -478,14 +477,12 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	h.mod_cnt = t->mod_cnt;
 	h.nslots = (uint64_t)c.ix.mask + 1;
 	h.buf_len = slen;
-	h.by_addr_cnt = t->by_addr ? t->cnt : 0;
 	/* the checksum runs over the payload as laid out in the file */
 	el = t->cnt * sizeof(*c.ents);
 	ml = align8(t->mod_cnt * sizeof(uint32_t));
 	sl = h.nslots * sizeof(struct ksym_slot);
 	dl = align8(t->cnt * sizeof(uint32_t));
-	ol = align8(h.by_addr_cnt * sizeof(uint32_t));
-	total = el + ml + sl + dl + ol + slen;
+	total = el + ml + sl + dl + slen;
 	err = ksym_res__plan(&c, &rp);
 	if (err)
 		goto out;
@@ -505,9 +502,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	memcpy(pay + el, c.mods, t->mod_cnt * sizeof(uint32_t));
 	memcpy(pay + el + ml, c.ix.slots, sl);
 	memcpy(pay + el + ml + sl, c.ix.dup_next, t->cnt * sizeof(uint32_t));
-	if (t->by_addr)
-		memcpy(pay + el + ml + sl + dl, t->by_addr, t->cnt * sizeof(uint32_t));
-	memcpy(pay + el + ml + sl + dl + ol, c.buf, slen);
+	memcpy(pay + el + ml + sl + dl, c.buf, slen);
 	h.payload_sum = sum64(pay, total);
 	h.hdr_sum = hdr_sum(&h);
 
