@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit tests of the ksym layer: parser quirks, queries, the funcs join. */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -166,6 +168,113 @@ static void test_addr_lookup(void **state)
 	assert_int_equal(ksym_table__addr(t, ~0ull, &k), 0);
 	assert_string_equal(k.name, "late");
 	ksym_table__free(t);
+}
+
+/*
+ * A core file as /proc/kcore lays one out: an ELF header, program headers (a
+ * note, then loads), the memory behind them. Two loads: 8 KiB of "text" at
+ * 0xffffffff81000000, each byte its offset's low byte, and 100 bytes of 0x5a at
+ * 0xffffffffc0000000; nothing mapped between.
+ */
+static int write_core(const char *path)
+{
+	const uint64_t text = 0xffffffff81000000ull, mod = 0xffffffffc0000000ull;
+	unsigned char *img = calloc(1, 4096 + 8192 + 100);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(*eh));
+	size_t i;
+	int fd, ok;
+
+	assert_non_null(img);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = ET_CORE;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 3;
+	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 1024, .p_filesz = 16 };
+	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = text, .p_offset = 4096,
+			      .p_filesz = 8192, .p_memsz = 8192 };
+	ph[2] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = mod, .p_offset = 4096 + 8192,
+			      .p_filesz = 100, .p_memsz = 100 };
+	for (i = 0; i < 8192; i++)
+		img[4096 + i] = i & 0xff;
+	memset(img + 4096 + 8192, 0x5a, 100);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	ok = write(fd, img, 4096 + 8192 + 100) == 4096 + 8192 + 100;
+	close(fd);
+	free(img);
+	return ok ? 0 : -EIO;
+}
+
+static void test_kcore_read(void **state)
+{
+	char path[] = "/tmp/ksym-kcore.XXXXXX";
+	unsigned char b[64], want[64];
+	struct ksym_kcore *kc;
+	size_t i;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(write_core(path), 0);
+	kc = ksym_kcore__open(path);
+	assert_non_null(kc);
+	/* inside the text, across its 4 KiB windows, to its last byte */
+	for (i = 0; i + 16 <= 8192; i += 4090) {
+		size_t k;
+
+		for (k = 0; k < 16; k++)
+			want[k] = (i + k) & 0xff;
+		assert_int_equal(ksym_kcore__read(kc, 0xffffffff81000000ull + i, b, 16), 0);
+		assert_memory_equal(b, want, 16);
+	}
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffff81000000ull + 8176, b, 16), 0);
+	assert_int_equal(b[15], 8191 & 0xff);
+	/* past a segment's end, between segments, below all: nothing there */
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffff81000000ull + 8180, b, 16), -EFAULT);
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffffa0000000ull, b, 16), -EFAULT);
+	assert_int_equal(ksym_kcore__read(kc, 0x1000, b, 16), -EFAULT);
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffffc0000000ull + 84, b, 16), 0);
+	memset(want, 0x5a, 16);
+	assert_memory_equal(b, want, 16);
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffffc0000000ull, b, 65), -EINVAL);
+
+	/* text patched behind the window: seen only once the window is forgotten */
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffff81000030ull, b, 1), 0);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\xcc", 1, 4096 + 0x40), 1);
+	close(fd);
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffff81000040ull, b, 1), 0);
+	assert_int_equal(b[0], 0x40);
+	ksym_kcore__forget(kc);
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffff81000040ull, b, 1), 0);
+	assert_int_equal(b[0], 0xcc);
+	ksym_kcore__close(kc);
+
+	/* a segment the file does not hold all of: an error, not short data */
+	assert_int_equal(truncate(path, 4096 + 8192 + 50), 0);
+	kc = ksym_kcore__open(path);
+	assert_non_null(kc);
+	assert_int_equal(ksym_kcore__read(kc, 0xffffffffc0000000ull + 40, b, 16), -EIO);
+	ksym_kcore__close(kc);
+
+	/* not ELF, no loads: refused */
+	assert_int_equal(truncate(path, 0), 0);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not an ELF core file, not at all, no", 36), 36);
+	close(fd);
+	assert_null(ksym_kcore__open(path));
+	assert_int_equal(errno, ENOEXEC);
+	unlink(path);
+	assert_null(ksym_kcore__open(path));
+	assert_int_equal(errno, ENOENT);
 }
 
 /* Sizes: to the next higher address in the same module; a run at one address shares it. */
@@ -828,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_ftrace_site),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_kcore_read),
 		cmocka_unit_test(test_many_modules),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_names),
