@@ -287,6 +287,14 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 			    geteuid() ? " (run as root)" :
 			    " (refused even to root: kernel lockdown or a security policy)");
 	}
+	/* a symbol table without one symbol line is the wrong file, not an empty table */
+	if (!st.symbols && !st.skipped &&
+	    (fmt == KSYM_FMT_KALLSYMS || fmt == KSYM_FMT_SYSTEM_MAP)) {
+		ksym_table__free(*out);
+		*out = NULL;
+		return fail(db, ENODATA, "%s: no symbols in it%s", path,
+			    st.malformed ? " (only malformed lines)" : "");
+	}
 	if (st.malformed) {
 		char lines[64] = "";
 		size_t i, off = 0;
@@ -536,6 +544,17 @@ static int join_funcs(struct ksym_db *db, const char *funcs_path)
 	return 0;
 }
 
+/* Where load_kallsyms() takes the symbols from, for messages. */
+static const char *kallsyms_source(const struct ksym_db *db)
+{
+	const struct ksym_db_opts *o = &db->opts;
+
+	return o->system_map_path ? o->system_map_path :
+	       o->vmlinux_path	  ? o->vmlinux_path :
+	       o->kallsyms_path	  ? o->kallsyms_path :
+				    "/proc/kallsyms";
+}
+
 /* No readable function list: kallsyms text symbols, traceability unknown. */
 static int fallback_funcs(struct ksym_db *db, const char *why)
 {
@@ -546,7 +565,7 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 	err = load_kallsyms(db, !(db->opts.need & KSYM_DB_KALLSYMS));
 	if (err)
 		return err;
-	warn(db, "%s; using /proc/kallsyms text symbols, traceability unknown", reason);
+	warn(db, "%s; using %s text symbols, traceability unknown", reason, kallsyms_source(db));
 	db->err[0] = '\0';
 	db->funcs = db->kallsyms;
 	db->funcs_is_kallsyms = true;

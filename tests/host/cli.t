@@ -78,6 +78,17 @@ printf 'vfs_read\nvfs_write\n' > "$tmp/funcs"
 err "kallsyms with hidden addresses" 1 "only zero addresses: run as root" \
 	"$K" -p 'vfs_*' --funcs "$tmp/funcs" --kallsyms "$tmp/zero"
 err "no pattern" 64 "no function pattern given" "$K"
+: > "$tmp/empty"
+err "an empty kallsyms file" 1 "$tmp/empty: no symbols in it" "$K" sym vfs_read --kallsyms "$tmp/empty"
+err "a kallsyms file of garbage only" 1 "$tmp/garbage: no symbols in it (only malformed lines)" \
+	"$K" -l -p 'vfs_*' --kallsyms "$tmp/garbage"
+"$K" sym vfs_read --kallsyms "$D/6.1/kallsyms" > /dev/null 2> "$tmp/err"
+if grep -q "text symbols, traceability unknown" "$tmp/err"; then
+	is "$(grep -c "using $D/6.1/kallsyms text symbols" "$tmp/err")" 1 \
+		"the fallback names the symbol file it uses"
+else
+	ok "# SKIP tracefs lists readable here: no fallback"
+fi
 err "bad output format" 64 "invalid output format 'yaml'" "$K" -p x -o yaml
 err "bad source" 64 "invalid source 'foo' (kallsyms or tracefs)" "$K" -p x --source foo
 err "kcore check of a kallsyms file" 1 "traceability from kcore needs the live /proc/kallsyms" \
