@@ -716,6 +716,17 @@ static int load_funcs(struct ksym_db *db)
 		db->funcs_source = "available_filter_functions+kallsyms";
 		return join_funcs(db, o->funcs_path);
 	}
+	/*
+	 * Symbols from a file: this kernel's function lists describe this
+	 * kernel's symbols, not necessarily the file's (another kernel, another
+	 * boot's KASLR). Only lists given with the file can say.
+	 */
+	if (!live_kallsyms(db)) {
+		db->traceability_known = false;
+		fail(db, EINVAL, "no function list given for %s (--funcs-addrs, --funcs)",
+		     kallsyms_source(db));
+		return o->allow_unknown_traceability ? fallback_funcs(db, db->err) : -EINVAL;
+	}
 	err = find_tracefs(db);
 	if (err) {
 		db->traceability_known = false;
