@@ -171,15 +171,23 @@ static int build_by_addr(struct ksym_table *t)
 	return 0;
 }
 
-int ksym_table__build_akeys(struct ksym_table *t)
-{
-	size_t first = 0, i;
-	uint64_t base, top;
+/* A table whose addresses span more than the keys can hold: no keys. */
+static struct ksym_akeys akeys_none;
 
-	free(t->akeys);
-	t->akeys = NULL;
+static void akeys_free(struct ksym_akeys *k)
+{
+	if (k != &akeys_none)
+		free(k);
+}
+
+static struct ksym_akeys *akeys_build(const struct ksym_table *t)
+{
+	struct ksym_akeys *k;
+	size_t first = 0, i;
+	uint64_t top;
+
 	if (!t->cnt)
-		return 0;
+		return &akeys_none;
 	/*
 	 * The keys cover the top 4 GiB of the used addresses: the kernel and its
 	 * modules. Below them (per-cpu offsets, unresolved names) the entries
@@ -193,16 +201,38 @@ int ksym_table__build_akeys(struct ksym_table *t)
 			break;
 	}
 	if (first == t->cnt)
-		return 0;
-	base = t->ents[ksym_addr_idx(t, first)].addr;
-	t->akeys = malloc((t->cnt - first) * sizeof(*t->akeys));
-	if (!t->akeys)
-		return -ENOMEM;
+		return &akeys_none;
+	k = malloc(sizeof(*k) + (t->cnt - first) * sizeof(k->k[0]));
+	if (!k)
+		return NULL;
+	k->first = first;
+	k->base = t->ents[ksym_addr_idx(t, first)].addr;
 	for (i = first; i < t->cnt; i++)
-		t->akeys[i - first] = t->ents[ksym_addr_idx(t, i)].addr - base;
-	t->akey_first = first;
-	t->akey_base = base;
-	return 0;
+		k->k[i - first] = t->ents[ksym_addr_idx(t, i)].addr - k->base;
+	return k;
+}
+
+/*
+ * The keys, built by the first lookup that needs them. A lookup is a reader
+ * of a const table, possibly beside others: whoever publishes first wins.
+ * NULL: search the entries (no keys for this table, or no memory now).
+ */
+static const struct ksym_akeys *akeys_get(const struct ksym_table *t)
+{
+	struct ksym_akeys **slot = &((struct ksym_table *)t)->akeys;
+	struct ksym_akeys *k = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *none = NULL;
+
+	if (!k) {
+		k = akeys_build(t);
+		if (!k)
+			return NULL;
+		if (!__atomic_compare_exchange_n(slot, &none, k, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			akeys_free(k);
+			k = none;
+		}
+	}
+	return k == &akeys_none ? NULL : k;
 }
 
 int ksym_table__finish(struct ksym_table *t)
@@ -232,14 +262,17 @@ int ksym_table__finish(struct ksym_table *t)
 			next = n->addr;
 		e->size = !next ? 0 : next - e->addr > UINT32_MAX ? UINT32_MAX : next - e->addr;
 	}
-	return ksym_table__build_akeys(t);
+	/* addresses may have changed (the join): the keys are built again when asked */
+	akeys_free(t->akeys);
+	t->akeys = NULL;
+	return 0;
 }
 
 void ksym_table__free(struct ksym_table *t)
 {
 	if (!t)
 		return;
-	free(t->akeys);
+	akeys_free(t->akeys);
 	if (t->map) {
 		munmap(t->map, t->map_len);
 		free(t);
@@ -436,17 +469,17 @@ static inline const uint32_t *akey_halve(const uint32_t *b, size_t *n, uint32_t 
 }
 
 /* Address-order position of the first symbol above addr, by its key. */
-static size_t akey_upper(const struct ksym_table *t, uint64_t addr)
+static size_t akey_upper(const struct ksym_table *t, const struct ksym_akeys *ak, uint64_t addr)
 {
-	const uint32_t *k = t->akeys, *b = k;
-	size_t n = t->cnt - t->akey_first, at;
+	const uint32_t *b = ak->k;
+	size_t n = t->cnt - ak->first, at;
 	uint32_t key;
 
-	key = addr - t->akey_base > UINT32_MAX ? UINT32_MAX : addr - t->akey_base;
+	key = addr - ak->base > UINT32_MAX ? UINT32_MAX : addr - ak->base;
 	while (n > 16)
 		b = akey_halve(b, &n, key);
 	/* the answer is within a line or two now: its entry fetched meanwhile */
-	at = t->akey_first + (b - k);
+	at = ak->first + (b - ak->k);
 	if (t->by_addr) {
 		__builtin_prefetch(t->by_addr + at);
 		__builtin_prefetch(t->by_addr + at + n);
@@ -457,19 +490,19 @@ static size_t akey_upper(const struct ksym_table *t, uint64_t addr)
 	}
 	while (n > 1)
 		b = akey_halve(b, &n, key);
-	/* *b <= key throughout: akeys[0] is 0 */
-	return t->akey_first + (b - k) + 1;
+	/* *b <= key throughout: k[0] is 0 */
+	return ak->first + (b - ak->k) + 1;
 }
 
 int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out)
 {
+	const struct ksym_akeys *ak = akeys_get(t);
 	size_t lo = 0, hi = t->cnt;
 
-	if (t->akeys && addr >= t->akey_base) {
-		lo = akey_upper(t, addr);
+	if (ak && addr >= ak->base) {
+		lo = akey_upper(t, ak, addr);
 		/* several symbols at one address: report the first one listed */
-		while (lo - 1 > t->akey_first &&
-		       t->akeys[lo - 2 - t->akey_first] == t->akeys[lo - 1 - t->akey_first])
+		while (lo - 1 > ak->first && ak->k[lo - 2 - ak->first] == ak->k[lo - 1 - ak->first])
 			lo--;
 		fill(t, &t->ents[ksym_addr_idx(t, lo - 1)], out);
 		return 0;

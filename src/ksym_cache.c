@@ -338,12 +338,6 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	t->map_len = st.st_size;
 	if (!valid(t, h->nslots))
 		goto corrupt;
-	/* built, not stored: the format stays, and valid() has just read the entries */
-	if (ksym_table__build_akeys(t)) {
-		ksym_table__free(t);
-		errno = ENOMEM;
-		return NULL;
-	}
 	return t;
 corrupt:
 	ksym_table__free(t);

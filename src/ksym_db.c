@@ -239,10 +239,13 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 	 * than the waits above; an int3 a kprobe put over other code gives a
 	 * "target" that is no trampoline's.
 	 */
-	if (off == -EAGAIN && is_trampoline(db, call, true))
+	if (off == -EAGAIN) {
+		if (!is_trampoline(db, call, true))
+			return 0;
 		off = text[0] == 0xcc ? 0 : 4;	/* at the entry, or past ENDBR64 */
-	if (off < 0 || (call && !is_trampoline(db, call, false)))
+	} else if (off < 0 || (call && !is_trampoline(db, call, false))) {
 		return 0;
+	}
 	*loc = sym->addr + off;
 	return 1;
 }

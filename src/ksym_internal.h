@@ -53,6 +53,12 @@ struct ksym_index {
 	size_t dup_cap;
 };
 
+struct ksym_akeys {
+	size_t first;		/* address-order position of k[0] */
+	uint64_t base;		/* the address k[] counts from */
+	uint32_t k[];
+};
+
 struct ksym_table {
 	char *buf;
 	size_t len;
@@ -64,11 +70,10 @@ struct ksym_table {
 	/*
 	 * The resolved symbols' addresses in address order, as offsets from the
 	 * first: 4 bytes a symbol where an entry is 24, so an address search
-	 * walks a twelfth of the entries' pages. NULL where the span needs more.
+	 * walks a twelfth of the entries' pages. Built by the first address
+	 * lookup (a table loaded for names only never pays for it).
 	 */
-	uint32_t *akeys;
-	size_t akey_first;	/* address-order position of akeys[0] */
-	uint64_t akey_base;
+	struct ksym_akeys *akeys;
 	uint32_t *mods;		/* offsets of module names in buf */
 	size_t mod_cnt;
 	enum ksym_format fmt;
@@ -184,7 +189,6 @@ void ksym_index_free(struct ksym_index *ix);
 
 /* After parsing or changing addresses: address order (by_addr) and sizes. */
 int ksym_table__finish(struct ksym_table *t);
-int ksym_table__build_akeys(struct ksym_table *t);
 
 /* murmur3's finalizer: every input bit flips each output bit half the time */
 static inline uint64_t ksym_fmix64(uint64_t x)

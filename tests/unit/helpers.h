@@ -50,7 +50,7 @@ static inline struct ksym_table *load_piped(enum ksym_format fmt, const char *pa
 	return t;
 }
 
-/* got holds what ref holds, symbol for symbol, and finds names[] as ref does. */
+/* got holds what ref holds, symbol for symbol in address order, and finds names[] as ref does. */
 static inline void assert_same_table(const struct ksym_table *ref, const struct ksym_table *got,
 			      const char *const *names, size_t n)
 {
@@ -62,9 +62,11 @@ static inline void assert_same_table(const struct ksym_table *ref, const struct 
 		assert_int_equal(ksym_table__at(ref, i, &a), 0);
 		assert_int_equal(ksym_table__at(got, i, &b), 0);
 		assert_int_equal(a.addr, b.addr);
+		assert_int_equal(a.size, b.size);
 		assert_int_equal(a.type, b.type);
 		assert_string_equal(a.name, b.name);
-		assert_true(a.module == b.module || !strcmp(a.module, b.module));
+		assert_true(a.module == b.module ||
+			    (a.module && b.module && !strcmp(a.module, b.module)));
 	}
 	for (i = 0; i < n; i++)
 		assert_int_equal(ksym_table__find(got, names[i], NULL, &a, 1),

@@ -255,23 +255,12 @@ static void cached_check(const struct ksym_table *t, const struct ref_table *rt)
 	struct ksym_cache_key key = { .boot_id = "test", .release = "test", .source = "test" };
 	char dir[] = "/tmp/ksym-real-order.XXXXXX", file[64];
 	struct ksym_table *c;
-	struct ksym a, b;
-	size_t i;
 
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(ksym_cache__store(dir, "t", &key, t), 0);
 	c = ksym_cache__load(dir, "t", &key);
 	assert_non_null(c);
-	assert_int_equal(ksym_table__cnt(c), ksym_table__cnt(t));
-	for (i = 0; i < ksym_table__cnt(t); i++) {
-		assert_int_equal(ksym_table__at(t, i, &a), 0);
-		assert_int_equal(ksym_table__at(c, i, &b), 0);
-		assert_int_equal(a.addr, b.addr);
-		assert_int_equal(a.size, b.size);
-		assert_string_equal(a.name, b.name);
-		assert_true(a.module == b.module || (a.module && b.module &&
-						       !strcmp(a.module, b.module)));
-	}
+	assert_same_table(t, c, NULL, 0);
 	addr_check(c, rt);
 	ksym_table__free(c);
 	snprintf(file, sizeof(file), "%s/t", dir);
