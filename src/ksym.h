@@ -6,7 +6,7 @@
  * System.map) in a single pass over the file as read, with no per-line
  * allocation and no scanf: only the names are kept, NUL-terminated in one arena
  * (the front of the buffer itself when parsing memory). Entries are kept in
- * file order, address order beside them where the file is not sorted.
+ * address order (symbols at one address in file order).
  *
  * Lookups:
  * - by address: binary search, always available;

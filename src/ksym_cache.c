@@ -439,13 +439,9 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 		memcpy(c.buf + slen, m, strlen(m) + 1);
 		slen += strlen(m) + 1;
 	}
-	/*
-	 * In address order: a loaded table needs no permutation, and its
-	 * address searches and walks read the entries front to back. Stable:
-	 * at one address, the first listed stays first.
-	 */
+	/* a finished table's entries are in address order already */
 	for (i = 0; i < t->cnt; i++) {
-		const struct ksym_ent *e = &t->ents[ksym_addr_idx(t, i)];
+		const struct ksym_ent *e = &t->ents[i];
 		const char *n = ksym_ent_name(t, e);
 		size_t l = strlen(n) + 1;
 

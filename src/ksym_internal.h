@@ -8,10 +8,10 @@
 #include "ksym.h"
 
 /*
- * One per symbol, in file order: an entry's index never changes, so the name
- * index can be built while the file is still being read. Address order is a
- * separate permutation, needed only where the file is not sorted (module
- * symbols in /proc/kallsyms).
+ * One per symbol, in file order while parsing (the name index is built as the
+ * file is read), in address order once finished: ksym_table__finish() moves
+ * the few that are out of place (module symbols in /proc/kallsyms), stably,
+ * and renames them in the index.
  */
 struct ksym_ent {
 	uint64_t addr;
@@ -66,7 +66,6 @@ struct ksym_table {
 	struct ksym_ent *ents;	/* from ksym_mem_alloc(ent_cap entries) */
 	size_t cnt;
 	size_t ent_cap;
-	uint32_t *by_addr;	/* address order where file order is not; NULL: the same */
 	/*
 	 * The resolved symbols' addresses in address order, as offsets from the
 	 * first: 4 bytes a symbol where an entry is 24, so an address search
@@ -98,12 +97,6 @@ static inline const char *ksym_ent_mod(const struct ksym_table *t, const struct 
 static inline bool ksym_type_is_text(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
-/* Entry index of the i-th symbol in address order. */
-static inline uint32_t ksym_addr_idx(const struct ksym_table *t, size_t i)
-{
-	return t->by_addr ? t->by_addr[i] : i;
 }
 
 /*
@@ -187,7 +180,7 @@ int ksym_index_init(struct ksym_index *ix, size_t n);
 int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i);
 void ksym_index_free(struct ksym_index *ix);
 
-/* After parsing or changing addresses: address order (by_addr) and sizes. */
+/* After parsing or changing addresses: entries into address order, sizes. */
 int ksym_table__finish(struct ksym_table *t);
 
 /* murmur3's finalizer: every input bit flips each output bit half the time */

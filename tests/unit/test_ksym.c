@@ -171,6 +171,62 @@ static void test_addr_lookup(void **state)
 }
 
 /*
+ * Finishing a table moves its unsorted entries into address order (stably) and
+ * renames them in an index built while parsing: "mid" goes into the sorted
+ * prefix, the module tail is reordered, "m0" is in two modules at one address.
+ * Names, duplicates, address order and addresses answer as from a sorted file.
+ */
+static void test_sort_moves_indexed(void **state)
+{
+	static const char *const order[] = { "a", "mid", "b", "m0", "m0_alias", "m0", "m1" };
+	struct ksym_parse_opts o = { .sz = sizeof(o), .index = true };
+	struct ksym_table *t;
+	struct ksym k[4];
+	size_t i, idx;
+
+	(void)state;
+	for (idx = 0; idx < 2; idx++) {
+		o.index = idx;
+		t = tbl_opts(KSYM_FMT_KALLSYMS,
+			     "ffffffff81000000 T a\n"
+			     "ffffffff81000010 T b\n"
+			     "ffffffffc0001000 t m1\t[m]\n"
+			     "ffffffffc0000000 t m0\t[m]\n"
+			     "ffffffffc0000000 t m0_alias\t[m]\n"
+			     "ffffffff81000008 T mid\n"
+			     "ffffffffc0000000 t m0\t[n]\n",
+			     &o);
+		assert_non_null(t);
+		assert_int_equal(ksym_table__batch_begin(t), 0);
+		for (i = 0; i < 7; i++) {
+			assert_int_equal(ksym_table__at(t, i, &k[0]), 0);
+			assert_string_equal(k[0].name, order[i]);
+		}
+		assert_int_equal(ksym_table__at(t, 5, &k[0]), 0);
+		assert_string_equal(k[0].module, "n");
+		assert_int_equal(ksym_table__find(t, "m0", NULL, k, 4), 2);
+		assert_string_equal(k[0].module, "m");
+		assert_string_equal(k[1].module, "n");
+		assert_int_equal(ksym_table__find(t, "n:m0", NULL, k, 4), 1);
+		assert_string_equal(k[0].module, "n");
+		assert_int_equal(ksym_table__find(t, "mid", NULL, k, 4), 1);
+		assert_int_equal(k[0].addr, 0xffffffff81000008ull);
+		assert_int_equal(k[0].size, 8);
+		assert_int_equal(ksym_table__find(t, "m1", NULL, k, 4), 1);
+		assert_int_equal(k[0].addr, 0xffffffffc0001000ull);
+		assert_int_equal(ksym_table__find(t, "b", NULL, k, 4), 1);
+		assert_int_equal(k[0].addr, 0xffffffff81000010ull);
+		assert_int_equal(ksym_table__addr(t, 0xffffffffc0000fffull, &k[0]), 0);
+		assert_string_equal(k[0].name, "m0");
+		assert_string_equal(k[0].module, "m");
+		assert_int_equal(ksym_table__addr(t, 0xffffffff8100000full, &k[0]), 0);
+		assert_string_equal(k[0].name, "mid");
+		ksym_table__batch_end(t);
+		ksym_table__free(t);
+	}
+}
+
+/*
  * A core file as /proc/kcore lays one out: an ELF header, program headers (a
  * note, then loads), the memory behind them. Two loads: 8 KiB of "text" at
  * 0xffffffff81000000, each byte its offset's low byte, and 100 bytes of 0x5a at
@@ -929,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms_basic),
 		cmocka_unit_test(test_duplicates_and_batch),
 		cmocka_unit_test(test_addr_lookup),
+		cmocka_unit_test(test_sort_moves_indexed),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_all_zero),
 		cmocka_unit_test(test_funcs_formats),
