@@ -45,6 +45,7 @@ static void test_kallsyms_basic(void **state)
 {
 	struct ksym_table *t;
 	struct ksym k[4];
+	int pass;
 
 	(void)state;
 	t = tbl(KSYM_FMT_KALLSYMS,
@@ -61,24 +62,31 @@ static void test_kallsyms_basic(void **state)
 	assert_int_equal(ksym_table__cnt(t), 9);
 	assert_int_equal(st.malformed, 0);
 
-	assert_int_equal(ksym_table__find(t, "vfs_read", NULL, k, 4), 1);
-	assert_int_equal(k[0].addr, 0xffffffff81000110ull);
-	assert_int_equal(k[0].type, 'T');
-	assert_null(k[0].module);
-	assert_int_equal(k[0].size, 0xf0);	/* up to vfs_read.cold */
+	/* the scan (no batch), then the index */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			assert_int_equal(ksym_table__batch_begin(t), 0);
+		assert_int_equal(ksym_table__find(t, "vfs_read", NULL, k, 4), 1);
+		assert_int_equal(k[0].addr, 0xffffffff81000110ull);
+		assert_int_equal(k[0].type, 'T');
+		assert_null(k[0].module);
+		assert_int_equal(k[0].size, 0xf0);	/* up to vfs_read.cold */
 
-	/* suffixed names are names of their own */
-	assert_int_equal(ksym_table__find(t, "vfs_read.cold", NULL, k, 4), 1);
-	assert_int_equal(ksym_table__find(t, "helper.isra.0", NULL, k, 4), 1);
-	assert_int_equal(ksym_table__find(t, "foo.llvm.123456", NULL, k, 4), 1);
-	assert_int_equal(ksym_table__find(t, "foo", NULL, k, 4), 0);
+		/* suffixed names are names of their own */
+		assert_int_equal(ksym_table__find(t, "vfs_read.cold", NULL, k, 4), 1);
+		assert_int_equal(ksym_table__find(t, "helper.isra.0", NULL, k, 4), 1);
+		assert_int_equal(ksym_table__find(t, "foo.llvm.123456", NULL, k, 4), 1);
+		assert_int_equal(ksym_table__find(t, "foo", NULL, k, 4), 0);
 
-	assert_int_equal(ksym_table__find(t, "v9fs_set_super", NULL, k, 4), 1);
-	assert_string_equal(k[0].module, "9p");
-	assert_int_equal(k[0].size, 0);	/* last of its module: unknown */
-	assert_int_equal(ksym_table__find(t, "9p:v9fs_set_super", NULL, k, 4), 1);
-	assert_int_equal(ksym_table__find(t, "v9fs_set_super", "", k, 4), 0);
-	assert_int_equal(ksym_table__find(t, "vfs_read", "9p", k, 4), 0);
+		assert_int_equal(ksym_table__find(t, "v9fs_set_super", NULL, k, 4), 1);
+		assert_string_equal(k[0].module, "9p");
+		assert_int_equal(k[0].size, 0);	/* last of its module: unknown */
+		assert_int_equal(ksym_table__find(t, "9p:v9fs_set_super", NULL, k, 4), 1);
+		assert_int_equal(ksym_table__find(t, "v9fs_set_super", "", k, 4), 0);
+		assert_int_equal(ksym_table__find(t, "vfs_read", "9p", k, 4), 0);
+		assert_int_equal(ksym_table__find(t, "vfs_read", NULL, k, 0), 1);	/* counted */
+	}
+	ksym_table__batch_end(t);
 	ksym_table__free(t);
 }
 
