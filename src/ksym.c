@@ -722,8 +722,8 @@ static ssize_t group_of(const struct ksym_table *t, uint32_t i, uint32_t **grp, 
 
 int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 {
-	size_t i, r, unresolved = 0, cap = 0;
-	uint32_t *grp = NULL;
+	size_t i, r, unresolved = 0, cap = 0, ccap = 0;
+	uint32_t *grp = NULL, *cand = NULL;
 	uint8_t *done;
 	ssize_t cnt;
 	int err;
@@ -751,8 +751,8 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 		struct ksym_ent *f = &funcs->ents[i];
 		const char *name = ksym_ent_name(funcs, f);
 		const char *mod = ksym_ent_mod(funcs, f);
-		uint32_t cand[FIND_MAX], v;
 		size_t k = 0;
+		uint32_t v;
 
 		if (done[i] || !(f->flags & KSYM_F_UNRESOLVED))
 			continue;
@@ -765,16 +765,32 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 		     v = ksym_index_next(kallsyms, v)) {
 			const struct ksym_ent *e = &kallsyms->ents[(v & KSYM_IX_IDX) - 1];
 
-			if (ksym_type_is_text(e->type) && same_mod(mod, ksym_ent_mod(kallsyms, e)))
-				add_match(kallsyms, (v & KSYM_IX_IDX) - 1, cand, FIND_MAX, &k);
+			if (!ksym_type_is_text(e->type) || !same_mod(mod, ksym_ent_mod(kallsyms, e)))
+				continue;
+			if (k == ccap) {
+				size_t ncap = ccap ? ccap * 2 : 64;
+				uint32_t *c = realloc(cand, ncap * sizeof(*c));
+
+				if (!c) {
+					err = -ENOMEM;
+					break;
+				}
+				cand = c;
+				ccap = ncap;
+			}
+			cand[k++] = (v & KSYM_IX_IDX) - 1;
 		}
+		if (err)
+			break;
+		/* a finished table's entry order is its address order */
+		qsort(cand, k, sizeof(*cand), u32_cmp);
 		for (r = 0; r < (size_t)cnt; r++) {
 			struct ksym_ent *g = &funcs->ents[grp[r]];
 
 			done[grp[r]] = 1;
 			if (!(g->flags & KSYM_F_UNRESOLVED))
 				continue;
-			if (r < k && r < FIND_MAX) {
+			if (r < k) {
 				const struct ksym_ent *e = &kallsyms->ents[cand[r]];
 
 				g->addr = e->addr;
@@ -788,6 +804,7 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 		}
 	}
 	free(grp);
+	free(cand);
 	free(done);
 	ksym_table__batch_end(funcs);
 	ksym_table__batch_end(kallsyms);
