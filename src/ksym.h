@@ -326,6 +326,13 @@ struct ksym_db_opts {
 	bool verbose;			/* also report stale caches and skipped lines */
 	/* Warnings (one line, no newline); NULL: "ksym: warning: ..." on stderr. */
 	void (*warn)(const char *msg);
+	/*
+	 * With kallsyms_path: a core file of the kernel that file comes from
+	 * (offline checks of a captured pair, tests), read as /proc/kcore is for
+	 * the live kernel: FUNCS from its text symbols and call sites. Never
+	 * cached.
+	 */
+	const char *kcore_path;
 };
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);

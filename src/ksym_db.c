@@ -457,6 +457,15 @@ static bool live_kallsyms(const struct ksym_db *db)
 	return !db->opts.kallsyms_path && !db->opts.system_map_path && !db->opts.vmlinux_path;
 }
 
+/* Symbols and a kcore of one kernel: the live pair, or files given together. */
+static bool kcore_pair(const struct ksym_db *db)
+{
+	const struct ksym_db_opts *o = &db->opts;
+
+	return o->kcore_path ? o->kallsyms_path && !o->system_map_path && !o->vmlinux_path :
+			       live_kallsyms(db);
+}
+
 /* Every symbol, or text only when it is just for the join. */
 static int load_kallsyms(struct ksym_db *db, bool text_only)
 {
@@ -637,7 +646,7 @@ static int kallsyms_funcs(struct ksym_db *db)
 	int err;
 
 	/* a cache holds the checked functions only: no kcore needed then */
-	if (!(db->opts.need & KSYM_DB_KALLSYMS)) {
+	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
 		db->funcs = cache_get(db, "funcs", "kallsyms+kcore", &key);
 		if (db->funcs) {
 			db->cached |= KSYM_DB_FUNCS;
@@ -647,17 +656,18 @@ static int kallsyms_funcs(struct ksym_db *db)
 		}
 	}
 	t0 = now_ns();
-	db->kcore = ksym_kcore__open(NULL);
+	db->kcore = ksym_kcore__open(db->opts.kcore_path);
 	db->phase_ns[KSYM_PH_READ] += now_ns() - t0;
 	if (!db->kcore) {
 		err = -errno;
-		if (db->opts.funcs_from == KSYM_FUNCS_AUTO) {
+		if (db->opts.funcs_from == KSYM_FUNCS_AUTO && !db->opts.kcore_path) {
 			if (db->opts.verbose)
 				warn(db, "cannot read /proc/kcore: %s; using tracefs' function lists",
 				     strerror(-err));
 			return -EAGAIN;
 		}
-		return fail(db, err, "cannot read /proc/kcore: %s%s", strerror(-err),
+		return fail(db, err, "cannot read %s: %s%s",
+			    db->opts.kcore_path ? db->opts.kcore_path : "/proc/kcore", strerror(-err),
 			    err != -EACCES && err != -EPERM ? "" :
 			    geteuid() ? " (run as root)" : " (kernel lockdown?)");
 	}
@@ -683,8 +693,9 @@ static int kallsyms_funcs(struct ksym_db *db)
 			.name_cnt = db->name_cnt,
 		};
 
-		err = load_file_only(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false,
-				     &filter, &db->funcs);
+		err = load_file_only(db, KSYM_FMT_KALLSYMS,
+				     db->opts.kallsyms_path ? db->opts.kallsyms_path : "/proc/kallsyms",
+				     true, false, &filter, &db->funcs);
 	}
 	if (!err && key.boot_id[0])
 		cache_put(db, "funcs", &key, db->funcs, true, db->prefix_cnt != 0);
@@ -699,12 +710,14 @@ static int load_funcs(struct ksym_db *db)
 	bool addrs;
 	int err;
 
-	if (o->funcs_from == KSYM_FUNCS_KALLSYMS && !live_kallsyms(db))
-		return fail(db, EINVAL, "traceability from kcore needs the live /proc/kallsyms");
+	if ((o->funcs_from == KSYM_FUNCS_KALLSYMS || o->kcore_path) && !kcore_pair(db))
+		return fail(db, EINVAL, "traceability from kcore needs the live /proc/kallsyms%s",
+			    o->kcore_path ? ", or a kallsyms file with the core file" : "");
 	/* by default only where tracefs shows the kernel has dynamic ftrace */
-	if (!o->funcs_addrs_path && !o->funcs_path && live_kallsyms(db) &&
-	    (o->funcs_from == KSYM_FUNCS_KALLSYMS ||
-	     (o->funcs_from == KSYM_FUNCS_AUTO && !find_tracefs(db)))) {
+	if (!o->funcs_addrs_path && !o->funcs_path &&
+	    (o->kcore_path ||
+	     (live_kallsyms(db) && (o->funcs_from == KSYM_FUNCS_KALLSYMS ||
+				    (o->funcs_from == KSYM_FUNCS_AUTO && !find_tracefs(db)))))) {
 		err = kallsyms_funcs(db);
 		if (err != -EAGAIN)
 			return err;

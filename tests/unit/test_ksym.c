@@ -234,43 +234,191 @@ static void test_sort_moves_indexed(void **state)
 	}
 }
 
+struct core_seg {
+	uint64_t vaddr;
+	const unsigned char *bytes;
+	size_t len;
+};
+
 /*
  * A core file as /proc/kcore lays one out: an ELF header, program headers (a
- * note, then loads), the memory behind them. Two loads: 8 KiB of "text" at
- * 0xffffffff81000000, each byte its offset's low byte, and 100 bytes of 0x5a at
- * 0xffffffffc0000000; nothing mapped between.
+ * note, then a load per segment), the memory behind them from 4 KiB on.
  */
-static int write_core(const char *path)
+static int write_core_segs(const char *path, const struct core_seg *seg, int n)
 {
-	const uint64_t text = 0xffffffff81000000ull, mod = 0xffffffffc0000000ull;
-	unsigned char *img = calloc(1, 4096 + 8192 + 100);
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(*eh));
-	size_t i;
-	int fd, ok;
+	size_t off = 4096, total = 4096, i;
+	unsigned char *img;
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	int fd, ok, k;
 
+	for (k = 0; k < n; k++)
+		total += seg[k].len;
+	img = calloc(1, total);
 	assert_non_null(img);
+	eh = (Elf64_Ehdr *)img;
+	ph = (Elf64_Phdr *)(img + sizeof(*eh));
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
 	eh->e_ident[EI_CLASS] = ELFCLASS64;
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
 	eh->e_type = ET_CORE;
 	eh->e_phoff = sizeof(*eh);
 	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 3;
+	eh->e_phnum = n + 1;
 	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 1024, .p_filesz = 16 };
-	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = text, .p_offset = 4096,
-			      .p_filesz = 8192, .p_memsz = 8192 };
-	ph[2] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = mod, .p_offset = 4096 + 8192,
-			      .p_filesz = 100, .p_memsz = 100 };
-	for (i = 0; i < 8192; i++)
-		img[4096 + i] = i & 0xff;
-	memset(img + 4096 + 8192, 0x5a, 100);
+	for (k = 0; k < n; k++) {
+		ph[k + 1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = seg[k].vaddr,
+					  .p_offset = off, .p_filesz = seg[k].len,
+					  .p_memsz = seg[k].len };
+		for (i = 0; i < seg[k].len; i++)
+			img[off + i] = seg[k].bytes[i];
+		off += seg[k].len;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
-	ok = write(fd, img, 4096 + 8192 + 100) == 4096 + 8192 + 100;
+	ok = write(fd, img, total) == (ssize_t)total;
 	close(fd);
 	free(img);
 	return ok ? 0 : -EIO;
+}
+
+/*
+ * Two loads: 8 KiB of "text" at 0xffffffff81000000, each byte its offset's low
+ * byte, and 100 bytes of 0x5a at 0xffffffffc0000000; nothing mapped between.
+ */
+static int write_core(const char *path)
+{
+	static unsigned char text[8192], mod[100];
+	const struct core_seg seg[2] = {
+		{ 0xffffffff81000000ull, text, sizeof(text) },
+		{ 0xffffffffc0000000ull, mod, sizeof(mod) },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(text); i++)
+		text[i] = i & 0xff;
+	memset(mod, 0x5a, sizeof(mod));
+	return write_core_segs(path, seg, 2);
+}
+
+/* An instruction with a rel32 at text[off], as if at address from: to where it goes. */
+static void put_rel32(unsigned char *text, size_t off, unsigned char op, uint64_t from, uint64_t to)
+{
+	int32_t rel = (int32_t)(to - (from + 5));
+
+	text[off] = op;
+	memcpy(text + off + 1, &rel, 4);
+}
+
+/*
+ * Call sites found through a core file, as ksym_db finds them in /proc/kcore:
+ * a NOP or a call to a trampoline at the entry or past ENDBR64 is a site; a
+ * site caught mid-patch (int3, then a NOP's tail or a rel32) is one if the
+ * call being patched goes to a trampoline the table lists; an int3 a kprobe
+ * put over other code, padding, a call to a plain function, plain code are not.
+ */
+static void test_kcore_sites(void **state)
+{
+	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const unsigned char endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const unsigned char plain[4] = { 0x55, 0x48, 0x89, 0xe5 };
+	static const struct {
+		const char *name;
+		int want, off;
+	} cases[] = {
+		{ "f_nop", 1, 0 },	  { "f_endbr", 1, 4 },	    { "f_traced", 1, 0 },
+		{ "f_patching", 1, 0 },	  { "f_patching_ibt", 1, 4 }, { "f_kprobed", 0, 0 },
+		{ "f_int3_nop", 1, 0 },	  { "f_calls_fn", 0, 0 },   { "f_plain", 0, 0 },
+		{ "f_padding", 0, 0 },	  { "f_traced_new", 1, 0 },
+	};
+	const uint64_t T = 0xffffffff81000000ull, M = 0xffffffffc0000000ull;
+	char ks[] = "/tmp/ksym-sites-ks.XXXXXX", core[] = "/tmp/ksym-sites-core.XXXXXX";
+	unsigned char text[4096], mod[64];
+	const struct core_seg seg[2] = { { T, text, sizeof(text) }, { M, mod, sizeof(mod) } };
+	struct ksym_db_opts o = { .sz = sizeof(o), .need = KSYM_DB_FUNCS, .no_cache = true,
+				  .funcs_from = KSYM_FUNCS_KALLSYMS };
+	struct ksym_db *db;
+	struct ksym sym;
+	uint64_t loc;
+	size_t i;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	memset(text, 0x90, sizeof(text));
+	memset(mod, 0x90, sizeof(mod));
+	memcpy(text + 0x200, nop5, 5);
+	memcpy(text + 0x300, endbr, 4);
+	memcpy(text + 0x304, nop5, 5);
+	put_rel32(text, 0x400, 0xe8, T + 0x400, T + 0x100);
+	put_rel32(text, 0x500, 0xcc, T + 0x500, T + 0x100);
+	memcpy(text + 0x600, endbr, 4);
+	put_rel32(text, 0x604, 0xcc, T + 0x604, M);
+	put_rel32(text, 0x700, 0xcc, T + 0x700, M + 0x20);	/* no symbol starts there */
+	text[0x800] = 0xcc;
+	memcpy(text + 0x801, nop5 + 1, 4);
+	put_rel32(text, 0x900, 0xe8, T + 0x900, T + 0x200);
+	memcpy(text + 0xa00, plain, 4);
+	memset(text + 0xb00, 0xcc, 16);
+	put_rel32(text, 0xc00, 0xe8, T + 0xc00, M + 0x30);	/* a trampoline made since */
+	fd = mkstemp(core);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(write_core_segs(core, seg, 2), 0);
+	fd = mkstemp(ks);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "ffffffff81000000 T _stext\n"
+		   "ffffffff81000100 T ftrace_caller\n"
+		   "ffffffff81000200 T f_nop\n"
+		   "ffffffff81000300 T f_endbr\n"
+		   "ffffffff81000400 T f_traced\n"
+		   "ffffffff81000500 T f_patching\n"
+		   "ffffffff81000600 T f_patching_ibt\n"
+		   "ffffffff81000700 T f_kprobed\n"
+		   "ffffffff81000800 T f_int3_nop\n"
+		   "ffffffff81000900 T f_calls_fn\n"
+		   "ffffffff81000a00 T f_plain\n"
+		   "ffffffff81000b00 T f_padding\n"
+		   "ffffffff81000c00 T f_traced_new\n"
+		   "ffffffff81000f00 T _etext\n"
+		   "ffffffffc0000000 t ftrace_trampoline\t[__builtin__ftrace]\n");
+	assert_int_equal(fclose(f), 0);
+
+	/* a core file needs the symbols of its kernel */
+	o.kcore_path = core;
+	db = ksym_db__new(&o);
+	assert_non_null(db);
+	assert_int_equal(ksym_db__load(db), -EINVAL);
+	assert_non_null(strstr(ksym_db__errmsg(db), "kcore"));
+	ksym_db__free(db);
+
+	o.kallsyms_path = ks;
+	db = ksym_db__new(&o);
+	assert_non_null(db);
+	assert_int_equal(ksym_db__load(db), 0);
+	assert_string_equal(ksym_db__funcs_source(db), "kallsyms+kcore");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(ksym_table__find(ksym_db__funcs(db), cases[i].name, NULL, &sym, 1),
+				 1);
+		loc = 0;
+		if (ksym_db__ftrace_loc(db, &sym, &loc) != cases[i].want)
+			fail_msg("%s: a site is %s, ftrace_loc says otherwise", cases[i].name,
+				 cases[i].want ? "there" : "not there");
+		if (cases[i].want)
+			assert_int_equal(loc, sym.addr + cases[i].off);
+	}
+	ksym_db__free(db);
+
+	/* a core file that is not there is an error naming it */
+	unlink(core);
+	db = ksym_db__new(&o);
+	assert_non_null(db);
+	assert_int_equal(ksym_db__load(db), -ENOENT);
+	assert_non_null(strstr(ksym_db__errmsg(db), core));
+	ksym_db__free(db);
+	unlink(ks);
 }
 
 static void test_kcore_read(void **state)
@@ -1006,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_ftrace_site),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_kcore_read),
+		cmocka_unit_test(test_kcore_sites),
 		cmocka_unit_test(test_many_modules),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_names),
