@@ -97,6 +97,9 @@ err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1
 "$K" bench "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/bench.json" 2> "$tmp/bench.err"
 is "$?:$(json 'my ($i) = @{$j->{inputs}}; print scalar @{$i->{rows}}, ",", $i->{symbols}' "$tmp/bench.json")" \
 	"0:15,$(wc -l < "$D/6.1/kallsyms")" "bench: every row, every symbol of the file"
+"$K" bench "$D/6.1/kallsyms" --rounds 1 --lookups 300 > "$tmp/bench.txt" 2>&1
+is "$(grep -cE '^  ours in random reads within [0-9]+ MiB: hit [0-9.]+, miss [0-9.]+, list hit [0-9.]+, list miss [0-9.]+, address [0-9.]+$' "$tmp/bench.txt")" \
+	1 "bench: the five lookup rows in random reads too"
 "$K" bench --kernel-model --kallsyms "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/model.json"
 is "$?:$(json 'print scalar @{$j->{variants}}, ",", scalar @{$j->{sweep}}, ",", scalar @{$j->{working_sets}}' "$tmp/model.json")" "0:15,9,4" \
 	"kernel model: every variant, the k = 0..8 sweep, four working sets"
