@@ -457,6 +457,17 @@ static bool live_kallsyms(const struct ksym_db *db)
 	return !db->opts.kallsyms_path && !db->opts.system_map_path && !db->opts.vmlinux_path;
 }
 
+/* Where the symbols come from: the files in this order of precedence, else the live file. */
+static const char *kallsyms_source(const struct ksym_db *db)
+{
+	const struct ksym_db_opts *o = &db->opts;
+
+	return o->system_map_path ? o->system_map_path :
+	       o->vmlinux_path	  ? o->vmlinux_path :
+	       o->kallsyms_path	  ? o->kallsyms_path :
+				    "/proc/kallsyms";
+}
+
 /* Symbols and a kcore of one kernel: the live pair, or files given together. */
 static bool kcore_pair(const struct ksym_db *db)
 {
@@ -470,16 +481,16 @@ static bool kcore_pair(const struct ksym_db *db)
 static int load_kallsyms(struct ksym_db *db, bool text_only)
 {
 	const struct ksym_db_opts *o = &db->opts;
+	const char *path = kallsyms_source(db);
 	struct ksym_cache_key key = {};
 	uint64_t t0;
 	int err;
 
 	if (db->kallsyms)
 		return 0;
-	if (o->system_map_path)
-		return load_file(db, KSYM_FMT_SYSTEM_MAP, o->system_map_path, text_only, true,
-				 &db->kallsyms);
-	if (o->vmlinux_path) {
+	if (path == o->system_map_path)
+		return load_file(db, KSYM_FMT_SYSTEM_MAP, path, text_only, true, &db->kallsyms);
+	if (path == o->vmlinux_path) {
 		struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = text_only };
 
 		t0 = now_ns();
@@ -491,9 +502,8 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 				    errno == ENOEXEC ? "not an ELF file" : strerror(errno));
 		return 0;
 	}
-	if (o->kallsyms_path)
-		return load_file(db, KSYM_FMT_KALLSYMS, o->kallsyms_path, text_only, true,
-				 &db->kallsyms);
+	if (path == o->kallsyms_path)
+		return load_file(db, KSYM_FMT_KALLSYMS, path, text_only, true, &db->kallsyms);
 	if (!text_only) {
 		db->kallsyms = cache_get(db, "kallsyms", "/proc/kallsyms", &key);
 		if (db->kallsyms) {
@@ -557,16 +567,6 @@ static int join_funcs(struct ksym_db *db, const char *funcs_path)
 }
 
 /* Where load_kallsyms() takes the symbols from, for messages. */
-static const char *kallsyms_source(const struct ksym_db *db)
-{
-	const struct ksym_db_opts *o = &db->opts;
-
-	return o->system_map_path ? o->system_map_path :
-	       o->vmlinux_path	  ? o->vmlinux_path :
-	       o->kallsyms_path	  ? o->kallsyms_path :
-				    "/proc/kallsyms";
-}
-
 /* No readable function list: kallsyms text symbols, traceability unknown. */
 static int fallback_funcs(struct ksym_db *db, const char *why)
 {
