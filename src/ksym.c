@@ -56,10 +56,11 @@ static int grow_slots(struct ksym_index *ix, const struct ksym_table *t)
 	return 0;
 }
 
-int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i)
+static int index_add_hashed(struct ksym_index *ix, const struct ksym_table *t, uint32_t i,
+			    uint32_t h)
 {
 	const char *name = t->buf + t->ents[i].name;
-	uint32_t h = ksym_hash(name), s, r, tag = h & KSYM_IX_TAG;
+	uint32_t s, r, tag = h & KSYM_IX_TAG;
 	int err;
 
 	if (i >= KSYM_IX_MAX)
@@ -94,17 +95,47 @@ int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i
 	return 0;
 }
 
+int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i)
+{
+	return index_add_hashed(ix, t, i, ksym_hash(t->buf + t->ents[i].name));
+}
+
+/*
+ * The whole table at once: each name hashed and its slot fetched a few names
+ * ahead of its insertion, so that the slots' misses overlap.
+ */
+#define IX_AHEAD 16
+
+static int index_build(struct ksym_index *ix, const struct ksym_table *t)
+{
+	uint32_t hs[IX_AHEAD];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < t->cnt + IX_AHEAD; i++) {
+		/* the name IX_AHEAD back leaves its place in the ring first */
+		if (i >= IX_AHEAD)
+			err = index_add_hashed(ix, t, i - IX_AHEAD, hs[i % IX_AHEAD]);
+		if (i < t->cnt) {
+			uint32_t h = ksym_hash(t->buf + t->ents[i].name);
+
+			hs[i % IX_AHEAD] = h;
+			__builtin_prefetch(&ix->slots[h & ix->mask], 1);
+		}
+	}
+	return err;
+}
+
 int ksym_table__batch_begin(struct ksym_table *t)
 {
-	size_t i;
 	int err;
 
 	/* built while parsing, or a cached table: the index is already there */
 	if (t->batch_refs++ || t->ix.slots)
 		return 0;
 	err = ksym_index_init(&t->ix, t->cnt);
-	for (i = 0; !err && i < t->cnt; i++)
-		err = ksym_index_add(&t->ix, t, i);
+	if (!err)
+		err = index_build(&t->ix, t);
 	if (err) {
 		ksym_index_free(&t->ix);
 		t->batch_refs = 0;
