@@ -106,11 +106,11 @@ int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i
  */
 #define IX_AHEAD 16
 
-static int index_build(struct ksym_index *ix, const struct ksym_table *t)
+int ksym_index_build(struct ksym_index *ix, const struct ksym_table *t)
 {
 	uint32_t hs[IX_AHEAD];
 	size_t i;
-	int err = 0;
+	int err = ksym_index_init(ix, t->cnt);
 
 	for (i = 0; !err && i < t->cnt + IX_AHEAD; i++) {
 		/* the name IX_AHEAD back leaves its place in the ring first */
@@ -123,6 +123,8 @@ static int index_build(struct ksym_index *ix, const struct ksym_table *t)
 			__builtin_prefetch(&ix->slots[h & ix->mask], 1);
 		}
 	}
+	if (err)
+		ksym_index_free(ix);
 	return err;
 }
 
@@ -133,13 +135,9 @@ int ksym_table__batch_begin(struct ksym_table *t)
 	/* built while parsing, or a cached table: the index is already there */
 	if (t->batch_refs++ || t->ix.slots)
 		return 0;
-	err = ksym_index_init(&t->ix, t->cnt);
-	if (!err)
-		err = index_build(&t->ix, t);
-	if (err) {
-		ksym_index_free(&t->ix);
+	err = ksym_index_build(&t->ix, t);
+	if (err)
 		t->batch_refs = 0;
-	}
 	return err;
 }
 
@@ -467,15 +465,18 @@ static void add_match(const struct ksym_table *t, uint32_t i, uint32_t *best, si
 
 #define FIND_MAX 64
 
-/* find, module already split off; h is name's hash where there is an index */
-static int find_hashed(const struct ksym_table *t, const char *name, uint32_t h,
-		       const char *module, struct ksym *out, size_t max)
+/*
+ * find, module already split off: every match, the lowest max kept. With an
+ * index, the chain from head (ksym_index_first's), else one scan.
+ */
+static int find_all(const struct ksym_table *t, const char *name, uint32_t head,
+		    const char *module, struct ksym *out, size_t max)
 {
 	uint32_t best[FIND_MAX], i1, v;
 	size_t n = 0, i, keep = max < FIND_MAX ? max : FIND_MAX;
 
 	if (t->ix.slots) {
-		for (v = ksym_index_first(t, name, h); v; v = ksym_index_next(t, v)) {
+		for (v = head; v; v = ksym_index_next(t, v)) {
 			i1 = v & KSYM_IX_IDX;
 			if (mod_ok(t, &t->ents[i1 - 1], module))
 				add_match(t, i1 - 1, best, keep, &n);
@@ -497,7 +498,7 @@ static int find_hashed(const struct ksym_table *t, const char *name, uint32_t h,
 
 /*
  * find with an index: most names are one symbol's, answered here without
- * find_hashed's match array and sort (with the one-scan split in find, single
+ * find_all's match array and sort (with the one-scan split in find, single
  * hits on 6.12's table took 111-122 ns where they took 147-163, alternated runs).
  */
 static inline int find_indexed(const struct ksym_table *t, const char *name, uint32_t h,
@@ -509,7 +510,7 @@ static inline int find_indexed(const struct ksym_table *t, const char *name, uin
 	if (!v)
 		return 0;
 	if (v & KSYM_IX_MORE || !max)
-		return find_hashed(t, name, h, module, out, max);
+		return find_all(t, name, v, module, out, max);
 	e = &t->ents[(v & KSYM_IX_IDX) - 1];
 	if (!mod_ok(t, e, module))
 		return 0;
@@ -534,7 +535,7 @@ int ksym_table__find(const struct ksym_table *t, const char *name, const char *m
 		end = name + strlen(name);
 	}
 	if (!t->ix.slots)
-		return find_hashed(t, name, 0, module, out, max);
+		return find_all(t, name, 0, module, out, max);
 	return find_indexed(t, name, ksym_hash_len(name, end - name), module, out, max);
 }
 
@@ -720,6 +721,22 @@ static int u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Appends v to *a (n used of *cap), doubling it when full. */
+static int u32_push(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		uint32_t *g = realloc(*a, ncap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		*a = g;
+		*cap = ncap;
+	}
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
 /*
  * Entry i's group: its same-named, same-module entries, in file order (in a
  * function list, ftrace's order, which must not move as entries get their
@@ -735,18 +752,8 @@ static ssize_t group_of(const struct ksym_table *t, uint32_t i, uint32_t **grp, 
 	for (v = ksym_index_first(t, name, ksym_hash(name)); v; v = ksym_index_next(t, v)) {
 		uint32_t j = (v & KSYM_IX_IDX) - 1;
 
-		if (t->ents[j].mod != e->mod)
-			continue;
-		if (n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 64;
-			uint32_t *g = realloc(*grp, ncap * sizeof(*g));
-
-			if (!g)
-				return -ENOMEM;
-			*grp = g;
-			*cap = ncap;
-		}
-		(*grp)[n++] = j;
+		if (t->ents[j].mod == e->mod && u32_push(grp, &n, cap, j))
+			return -ENOMEM;
 	}
 	qsort(*grp, n, sizeof(**grp), u32_cmp);
 	return n;
@@ -793,24 +800,12 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms)
 			err = cnt;
 			break;
 		}
-		for (v = ksym_index_first(kallsyms, name, ksym_hash(name)); v;
+		for (v = ksym_index_first(kallsyms, name, ksym_hash(name)); v && !err;
 		     v = ksym_index_next(kallsyms, v)) {
 			const struct ksym_ent *e = &kallsyms->ents[(v & KSYM_IX_IDX) - 1];
 
-			if (!ksym_type_is_text(e->type) || !same_mod(mod, ksym_ent_mod(kallsyms, e)))
-				continue;
-			if (k == ccap) {
-				size_t ncap = ccap ? ccap * 2 : 64;
-				uint32_t *c = realloc(cand, ncap * sizeof(*c));
-
-				if (!c) {
-					err = -ENOMEM;
-					break;
-				}
-				cand = c;
-				ccap = ncap;
-			}
-			cand[k++] = (v & KSYM_IX_IDX) - 1;
+			if (ksym_type_is_text(e->type) && same_mod(mod, ksym_ent_mod(kallsyms, e)))
+				err = u32_push(&cand, &k, &ccap, (v & KSYM_IX_IDX) - 1);
 		}
 		if (err)
 			break;

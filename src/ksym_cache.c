@@ -451,9 +451,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 		slen += l;
 	}
 	c.buf[slen++] = '\0';	/* never empty */
-	err = ksym_index_init(&c.ix, c.cnt);
-	for (i = 0; !err && i < c.cnt; i++)
-		err = ksym_index_add(&c.ix, &c, i);
+	err = ksym_index_build(&c.ix, &c);
 	if (err)
 		goto out;
 

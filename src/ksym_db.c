@@ -692,9 +692,8 @@ static int kallsyms_funcs(struct ksym_db *db)
 			.name_cnt = db->name_cnt,
 		};
 
-		err = load_file_only(db, KSYM_FMT_KALLSYMS,
-				     db->opts.kallsyms_path ? db->opts.kallsyms_path : "/proc/kallsyms",
-				     true, false, &filter, &db->funcs);
+		err = load_file_only(db, KSYM_FMT_KALLSYMS, kallsyms_source(db), true, false,
+				     &filter, &db->funcs);
 	}
 	if (!err && key.boot_id[0])
 		cache_put(db, "funcs", &key, db->funcs, true, db->prefix_cnt != 0);

@@ -178,6 +178,8 @@ void ksym_mem_free(void *p, size_t size);
 /* Index building, also while parsing: init for about n entries, add in order. */
 int ksym_index_init(struct ksym_index *ix, size_t n);
 int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i);
+/* Or all of t's entries at once (init included): faster than adding each in turn. */
+int ksym_index_build(struct ksym_index *ix, const struct ksym_table *t);
 void ksym_index_free(struct ksym_index *ix);
 
 /* After parsing or changing addresses: entries into address order, sizes. */
