@@ -9,6 +9,21 @@ LIBBPF_SRC := $(abspath libbpf/src)
 LIBBPF_OBJ := $(abspath $(OUTPUT)/libbpf.a)
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
+# Install directories, GNU style (the package passes PREFIX=/usr SYSCONFDIR=/etc).
+# SYSCONFDIR is built into the binary: the default config is read from there.
+PREFIX ?= /usr/local
+# sbin: an administrator's tool that needs root or capabilities, as bpftool
+BINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= $(PREFIX)/etc
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+BASHCOMPDIR ?= $(or $(shell pkg-config --variable=completionsdir bash-completion 2>/dev/null),$(DATADIR)/bash-completion/completions)
+INSTALL ?= install
+
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
@@ -16,19 +31,40 @@ override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
 INCLUDES := -I$(OUTPUT) -Isrc -Ibpf -Ilibbpf/include/uapi
 LDLIBS := -lelf -lz -lzstd -pthread
 
-# Userspace: one file per responsibility (CLI -> attach engine -> lookup layer).
-KSYM_SRCS := src/ksym.c src/ksym_mem.c src/ksym_parse.c src/ksym_cache.c src/ksym_resolve.c src/ksym_db.c src/ksym_elf.c src/ksym_kcore.c src/glob.c
-# bench -> kernel model -> sources
-MODEL_SRCS := src/kmodel.c
-APP_SRCS := src/main.c src/query.c src/bench.c src/bench_ref.c src/compare.c src/attach.c \
-	src/report.c src/bench_kmodel.c src/kmodel.c \
-	$(KSYM_SRCS)
-APP_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(APP_SRCS))
-BPF_APPS := ksymattach
+# One directory per part, dependencies one way, each part compiled with only
+# the include paths of what it may use:
+#   src/ (CLI, service) -> src/engine -> lib/ksym;  bench -> kmodel -> lib/ksym
+KSYM_SRCS := $(wildcard lib/ksym/*.c)
+KSYM_HDRS := $(wildcard lib/ksym/include/ksym/*.h) lib/ksym/ksym_internal.h
+MODEL_SRCS := kmodel/kmodel.c
+BENCH_SRCS := $(wildcard bench/*.c)
+ENGINE_SRCS := $(wildcard src/engine/*.c)
+OUTPUT_SRCS := $(wildcard src/output/*.c)
+CLI_SRCS := $(wildcard src/*.c)
+APP_SRCS := $(CLI_SRCS) $(ENGINE_SRCS) $(OUTPUT_SRCS) $(BENCH_SRCS) $(MODEL_SRCS)
+OBJ := $(OUTPUT)/obj
+APP_OBJS := $(APP_SRCS:%.c=$(OBJ)/%.o)
+KSYM_OBJS := $(KSYM_SRCS:%.c=$(OBJ)/%.o)
+APP_HDRS := $(wildcard src/*.h src/*/*.h bench/*.h kmodel/*.h bpf/*.h) $(KSYM_HDRS)
+
+# The one version the binary, the library and the package share.
+VERSION := $(shell sed -n 's/^\#define KSYM_VERSION "\(.*\)"/\1/p' lib/ksym/include/ksym/ksym.h)
+
+LIB_INC := -Ilib/ksym/include
+UAPI_INC := -Ilibbpf/include/uapi
+$(OBJ)/lib/%.o: PART_INC := $(LIB_INC) -Ilib/ksym
+$(OBJ)/kmodel/%.o: PART_INC := $(LIB_INC)
+$(OBJ)/bench/%.o: PART_INC := $(LIB_INC) -Ikmodel -Isrc/common -Isrc/output
+$(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(UAPI_INC)
+$(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf -I$(OUTPUT) $(UAPI_INC)
+$(OBJ)/src/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Isrc/service \
+	-Ibench -Ibpf $(UAPI_INC) -DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"'
+LDLIBS := -lelf -lz -lzstd -pthread
 
 .SECONDARY:
-.PHONY: all
-all: $(OUTPUT)/ksymattach
+.PHONY: all lib
+all: $(OUTPUT)/ksymattach lib
+lib: $(OUTPUT)/libksym.a $(OUTPUT)/libksym.pc
 
 # libbpf/ is a libbpf source tree: a submodule checkout if you have one, otherwise
 # Debian trixie's libbpf source package fetched through a private apt config.
@@ -52,13 +88,26 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h vmlinux.h $(LIBBPF_OBJ) | $(OUTP
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/attach.o: $(OUTPUT)/ksymattach.skel.h
+$(OBJ)/src/engine/attach.o: $(OUTPUT)/ksymattach.skel.h
 
-$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) bpf/ksymattach.h $(LIBBPF_OBJ) | $(OUTPUT)
-	$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+# libbpf's headers (and its newer UAPI copy) come with its build: every object
+# of the tool waits for it; the library's do not need it.
+$(APP_OBJS): $(LIBBPF_OBJ)
+$(OBJ)/%.o: %.c $(APP_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PART_INC) -c $< -o $@
+
+# libksym: the lookup layer as a static library for agents (examples/).
+$(OUTPUT)/libksym.a: $(KSYM_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/libksym.pc: lib/ksym/libksym.pc.in lib/ksym/include/ksym/ksym.h
+	sed -e 's|@PREFIX@|$(PREFIX)|;s|@LIBDIR@|$(LIBDIR)|;s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # One static file: runs on fleet nodes without libbpf and inside the VM.
-$(OUTPUT)/ksymattach: $(APP_OBJS) $(LIBBPF_OBJ)
+$(OUTPUT)/ksymattach: $(APP_OBJS) $(OUTPUT)/libksym.a $(LIBBPF_OBJ)
 	$(CC) $(CFLAGS) -static $^ $(LDLIBS) -o $@
 
 .PHONY: vmlinux-h
@@ -89,6 +138,7 @@ run: $(OUTPUT)/ksymattach
 	OUTPUT=$(OUTPUT) scripts/run $(KERNEL) $(ARGS)
 
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
+# The unit tests link the library as agents do; the sanitized ones build it in.
 UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan)
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -96,41 +146,42 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 DATA := $(patsubst tests/data/%.xz,$(OUTPUT)/data/%,$(wildcard tests/data/*/*.xz))
 TEST_ENV := KSYM_DATA=$(abspath $(OUTPUT)/data) OUTPUT=$(abspath $(OUTPUT)) \
 	CMOCKA_MESSAGE_OUTPUT=TAP
+TEST_INC := $(LIB_INC) -Ikmodel
 
 $(OUTPUT)/data/%: tests/data/%.xz
 	@mkdir -p $(@D)
 	xz -dc $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h tests/unit/*.h)
+$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(KSYM_HDRS) $(wildcard kmodel/*.h tests/unit/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc $< $(KSYM_SRCS) $(MODEL_SRCS) \
-		-lcmocka -lelf -o $@
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(TEST_INC) -Ilib/ksym $< $(KSYM_SRCS) \
+		$(MODEL_SRCS) -lcmocka -lelf -pthread -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(wildcard src/*.h tests/unit/*.h)
+$(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS) $(wildcard kmodel/*.h tests/unit/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc $< $(KSYM_SRCS) $(MODEL_SRCS) -lcmocka -lelf -o $@
+	$(CC) $(CFLAGS) $(TEST_INC) $< $(MODEL_SRCS) $(OUTPUT)/libksym.a -lcmocka -lelf -pthread -o $@
 
 # libFuzzer targets: one per parser format, the cache loader, the globs.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	$(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc
+	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
 FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache glob)
 
 define fuzz_format
-$(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(wildcard src/*.h)
+$(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(KSYM_HDRS)
 	@mkdir -p $$(@D)
 	$(CLANG) $(FUZZ_FLAGS) -DFUZZ_FMT=KSYM_FMT_$(shell echo $(1) | tr a-z A-Z) \
 		-DKSYM_RING_CHUNK=16 -DKSYM_RING_CHUNKS=2 $$< $(KSYM_SRCS) -lelf -o $$@
 endef
 $(foreach f,$(FUZZ_FORMATS),$(eval $(call fuzz_format,$(f))))
 
-$(OUTPUT)/fuzz/fuzz_cache: tests/fuzz/fuzz_cache.c $(KSYM_SRCS) $(wildcard src/*.h)
+$(OUTPUT)/fuzz/fuzz_cache: tests/fuzz/fuzz_cache.c $(KSYM_SRCS) $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out src/ksym_cache.c,$(KSYM_SRCS)) -lelf -o $@
+	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_cache.c,$(KSYM_SRCS)) -lelf -o $@
 
-$(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c src/glob.c src/ksym.h
+$(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< src/glob.c -o $@
+	$(CLANG) $(FUZZ_FLAGS) $< lib/ksym/glob.c -o $@
 
 .PHONY: fuzz
 fuzz: $(FUZZ_BINS)
@@ -172,6 +223,22 @@ bench-vm: all
 fixtures:
 	tests/vm/capture.sh 6.12
 	tests/vm/capture.sh 6.1
+
+# Install: the tool, the library for agents, the man pages (make install
+# DESTDIR=... for staging; the package does PREFIX=/usr SYSCONFDIR=/etc).
+.PHONY: install uninstall
+install: all
+	$(INSTALL) -D -m 755 $(OUTPUT)/ksymattach $(DESTDIR)$(BINDIR)/ksymattach
+	$(INSTALL) -D -m 644 man/ksymattach.8 $(DESTDIR)$(MANDIR)/man8/ksymattach.8
+	$(INSTALL) -D -m 644 lib/ksym/include/ksym/ksym.h $(DESTDIR)$(INCLUDEDIR)/ksym/ksym.h
+	$(INSTALL) -D -m 644 $(OUTPUT)/libksym.a $(DESTDIR)$(LIBDIR)/libksym.a
+	$(INSTALL) -D -m 644 $(OUTPUT)/libksym.pc $(DESTDIR)$(PKGCONFIGDIR)/libksym.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ksymattach $(DESTDIR)$(MANDIR)/man8/ksymattach.8 \
+		$(DESTDIR)$(INCLUDEDIR)/ksym/ksym.h $(DESTDIR)$(LIBDIR)/libksym.a \
+		$(DESTDIR)$(PKGCONFIGDIR)/libksym.pc
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/ksym
 
 .PHONY: clean
 clean:

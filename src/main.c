@@ -67,7 +67,7 @@ static struct env {
 	.top = 20,
 };
 
-const char *argp_program_version = "ksymattach 0.1";
+const char *argp_program_version = "ksymattach " KSA_VERSION;
 static const char args_doc[] = "[sym NAME... | addr ADDR... | bench [FILE...]]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"

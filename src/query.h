@@ -3,7 +3,7 @@
 #ifndef QUERY_H
 #define QUERY_H
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 #include "report.h"
 
 struct query_opts {

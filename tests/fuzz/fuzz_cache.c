@@ -5,7 +5,7 @@
  * mutations reach the structural checks behind them (a checksum would stop
  * almost every mutation at the door). Whatever loads must answer queries.
  */
-#include "../../src/ksym_cache.c"
+#include "../../lib/ksym/ksym_cache.c"
 
 static char dir[] = "/tmp/ksym-fuzz-cache.XXXXXX";
 static const char *made;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 
 /* The same bytes through ksym_table__load(): t's table, or t's failure. */
 static void same_loaded(const uint8_t *data, size_t size, const struct ksym_table *t,

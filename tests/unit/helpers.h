@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 
 /*
  * A file loaded through a pipe that a child fills in odd-sized pieces, so that

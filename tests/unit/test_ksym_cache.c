@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 #include "helpers.h"
 
 static char dir[] = "/tmp/ksym-cache-test.XXXXXX";

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 #include "helpers.h"
 
 struct ref {

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 
 /* Matches one bracket expression at *pp against c; advances *pp past it. */
 static bool match_class(const char **pp, char c, bool *ok)

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "ksym_internal.h"
 
 struct ksym_db {
@@ -321,7 +320,7 @@ static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path,
 static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const char *source,
 				    struct ksym_cache_key *key)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ksym_now_ns();
 	struct ksym_table *t = NULL;
 
 	if (db->opts.no_cache)
@@ -333,7 +332,7 @@ static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const 
 	*key = db->key;
 	snprintf(key->source, sizeof(key->source), "%s", source);
 	t = ksym_cache__load(db->opts.cache_dir, name, key);
-	db->phase_ns[KSYM_PH_READ] += now_ns() - t0;
+	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	if (t)
 		return t;
 	if (errno == EBADMSG || errno == EPERM)
@@ -413,7 +412,7 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 void ksym_db__flush(struct ksym_db *db)
 {
 	struct ksym_cache_key now;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ksym_now_ns();
 	int i, err;
 
 	/* modules loaded or unloaded since: what was read may no longer hold */
@@ -448,7 +447,7 @@ void ksym_db__flush(struct ksym_db *db)
 			     db->pending[i].name, strerror(-err));
 	}
 	if (db->pending_cnt)
-		db->phase_ns[KSYM_PH_STORE] += now_ns() - t0;
+		db->phase_ns[KSYM_PH_STORE] += ksym_now_ns() - t0;
 	db->pending_cnt = 0;
 }
 
@@ -493,9 +492,9 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 	if (path == o->vmlinux_path) {
 		struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = text_only };
 
-		t0 = now_ns();
+		t0 = ksym_now_ns();
 		db->kallsyms = ksym_table__load_elf(o->vmlinux_path, &po);
-		db->phase_ns[KSYM_PH_PARSE] += now_ns() - t0;
+		db->phase_ns[KSYM_PH_PARSE] += ksym_now_ns() - t0;
 		if (!db->kallsyms)
 			return fail(db, errno, "cannot load symbols from %s: %s", o->vmlinux_path,
 				    errno == ENODATA ? "no symbol table (stripped)" :
@@ -556,9 +555,9 @@ static int join_funcs(struct ksym_db *db, const char *funcs_path)
 		err = load_kallsyms(db, !(db->opts.need & KSYM_DB_KALLSYMS));
 	if (err)
 		return err;
-	t0 = now_ns();
+	t0 = ksym_now_ns();
 	left = ksym_table__resolve(db->funcs, db->kallsyms);
-	db->phase_ns[KSYM_PH_INDEX] += now_ns() - t0;
+	db->phase_ns[KSYM_PH_INDEX] += ksym_now_ns() - t0;
 	if (left < 0)
 		return fail(db, left, "cannot index symbols: %s", strerror(-left));
 	if (left && db->opts.verbose)
@@ -654,9 +653,9 @@ static int kallsyms_funcs(struct ksym_db *db)
 			return 0;
 		}
 	}
-	t0 = now_ns();
+	t0 = ksym_now_ns();
 	db->kcore = ksym_kcore__open(db->opts.kcore_path);
-	db->phase_ns[KSYM_PH_READ] += now_ns() - t0;
+	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	if (!db->kcore) {
 		err = -errno;
 		if (db->opts.funcs_from == KSYM_FUNCS_AUTO && !db->opts.kcore_path) {

@@ -14,11 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ksym/ksym.h>
+
 #include "bench.h"
 #include "bench_ref.h"
 #include "clock.h"
 #include "stats.h"
-#include "ksym.h"
 
 #define MAX_ROUNDS 64
 #define SCAN_LOOKUPS 200	/* linear scans are slow: fewer of them */

@@ -8,6 +8,11 @@
 
 #include "ksym_internal.h"
 
+const char *ksym_version(void)
+{
+	return KSYM_VERSION;
+}
+
 /* ---- the name index ---- */
 
 int ksym_index_init(struct ksym_index *ix, size_t n)

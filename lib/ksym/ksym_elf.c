@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 
 /* nm-style letter: functions t/T, data d/D (b/B when NOBITS), weak w/W. */
 static char type_of(Elf *elf, const GElf_Sym *s)

@@ -4,8 +4,18 @@
 #define KSYM_INTERNAL_H
 
 #include <string.h>
+#include <time.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
+
+/* The phases' clock (the tool's src/common/clock.h is the same, on its side). */
+static inline uint64_t ksym_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
 
 /*
  * One per symbol, in file order while parsing (the name index is built as the

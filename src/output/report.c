@@ -4,28 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
+
 #include "report.h"
-
-void report__json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 /* Calls, returns and the log2 histogram up to its last non-empty slot. */
 static void json_latency(FILE *f, const struct ksa_stat *st)

@@ -14,9 +14,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <ksym/ksym.h>
+
 #include "attach.h"
 #include "clock.h"
-#include "ksym.h"
 #include "ksymattach.skel.h"
 
 struct kattach {

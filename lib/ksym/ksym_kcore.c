@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 
 #define KCORE_WIN 4096
 #define KCORE_MAX_SEGS 64

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report.h"
+#include "format.h"
 
 struct bench_opts {
 	size_t sz;

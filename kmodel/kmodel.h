@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 
 struct kmodel;
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ksym.h"
+#include <ksym/ksym.h>
 #include "ksymattach.h"
 
 struct kattach;

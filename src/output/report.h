@@ -6,12 +6,7 @@
 #include <stdio.h>
 
 #include "attach.h"
-
-enum report_format {
-	REPORT_TEXT,
-	REPORT_JSON,
-	REPORT_PROM,	/* Prometheus text exposition (node_exporter textfile) */
-};
+#include "format.h"
 
 struct report_opts {
 	size_t sz;
@@ -22,7 +17,5 @@ struct report_opts {
 };
 
 void report__print(FILE *f, const struct kattach *a, const struct report_opts *opts);
-/* A JSON string (or null for NULL), escaped. */
-void report__json_str(FILE *f, const char *s);
 
 #endif

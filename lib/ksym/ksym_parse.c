@@ -889,14 +889,6 @@ struct ring {
 	int err;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Up to cap bytes, fewer only at the end of the file; or -errno. */
 static ssize_t read_full(int fd, char *buf, size_t cap)
 {
@@ -966,7 +958,7 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 		return NULL;
 	}
 	/* the reader first: the filters are set up while it reads */
-	t0 = mono_ns();
+	t0 = ksym_now_ns();
 	started = threaded && !pthread_create(&th, NULL, ring_read, &r);
 	err = filters_init(ps);
 	if (!err && !started) {
@@ -976,9 +968,9 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 		 * took 1.36x a raw read, in 64 KiB pieces 1.06x; measured).
 		 */
 		for (;;) {
-			t1 = mono_ns();
+			t1 = ksym_now_ns();
 			n = read_full(fd, r.mem, SINGLE_READ);
-			read_ns += mono_ns() - t1;
+			read_ns += ksym_now_ns() - t1;
 			if (n <= 0)
 				break;
 			err = parse_piece(ps, r.mem, n, false);
@@ -999,7 +991,7 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 			/* done is set after the last chunk: look once more */
 			if (atomic_load_explicit(&r.filled, memory_order_acquire) == consumed) {
 				err = r.err;
-				read_ns = mono_ns() - t0;
+				read_ns = ksym_now_ns() - t0;
 				break;
 			}
 			continue;
@@ -1020,7 +1012,7 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 	if (!err)
 		err = parse_end(ps);
 	ps->st->read_ns = read_ns;
-	ps->st->parse_ns = mono_ns() - t0 - read_ns;
+	ps->st->parse_ns = ksym_now_ns() - t0 - read_ns;
 	return parse_done(ps, err);
 }
 

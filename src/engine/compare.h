@@ -8,7 +8,7 @@
 #define COMPARE_H
 
 #include "attach.h"
-#include "report.h"
+#include "format.h"
 
 struct compare_opts {
 	size_t sz;

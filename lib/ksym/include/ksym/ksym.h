@@ -26,6 +26,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libksym's version: the tool and the package carry the same one. */
+#define KSYM_VERSION_MAJOR 0
+#define KSYM_VERSION_MINOR 2
+#define KSYM_VERSION_PATCH 0
+#define KSYM_VERSION "0.2.0"
+
+/* The version of the library linked in, which may differ from the header's. */
+const char *ksym_version(void);
+
 struct ksym_table;
 
 enum ksym_format {
