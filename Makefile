@@ -28,7 +28,6 @@ WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
 # libbpf's UAPI copy: newer than the distribution's linux/bpf.h (link info, session)
-INCLUDES := -I$(OUTPUT) -Isrc -Ibpf -Ilibbpf/include/uapi
 LDLIBS := -lelf -lz -lzstd -pthread
 
 # One directory per part, dependencies one way, each part compiled with only
@@ -51,14 +50,16 @@ APP_HDRS := $(wildcard src/*.h src/*/*.h bench/*.h kmodel/*.h bpf/*.h) $(KSYM_HD
 VERSION := $(shell sed -n 's/^\#define KSYM_VERSION "\(.*\)"/\1/p' lib/ksym/include/ksym/ksym.h)
 
 LIB_INC := -Ilib/ksym/include
-UAPI_INC := -Ilibbpf/include/uapi
+# libbpf's headers as its build installs them, and its newer UAPI copy
+# (link info, session) than the distribution's linux/bpf.h
+BPF_INC := -I$(OUTPUT) -Ilibbpf/include/uapi
 $(OBJ)/lib/%.o: PART_INC := $(LIB_INC) -Ilib/ksym
 $(OBJ)/kmodel/%.o: PART_INC := $(LIB_INC)
 $(OBJ)/bench/%.o: PART_INC := $(LIB_INC) -Ikmodel -Isrc/common -Isrc/output
-$(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(UAPI_INC)
-$(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf -I$(OUTPUT) $(UAPI_INC)
+$(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(BPF_INC)
+$(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf $(BPF_INC)
 $(OBJ)/src/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Isrc/service \
-	-Ibench -Ibpf $(UAPI_INC) -DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"'
+	-Ibench -Ibpf $(BPF_INC) -DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"'
 LDLIBS := -lelf -lz -lzstd -pthread
 
 .SECONDARY:

@@ -30,6 +30,8 @@ enum command {
 	CMD_SYM,
 	CMD_ADDR,
 	CMD_BENCH,
+	CMD_RESOLVE,	/* resolve PATTERN...: addresses for scripts */
+	CMD_COMPLETE,	/* complete PREFIX: shell completion, from the cache */
 };
 
 static struct env {
@@ -68,12 +70,14 @@ static struct env {
 };
 
 const char *argp_program_version = "ksymattach " KSA_VERSION;
-static const char args_doc[] = "[sym NAME... | addr ADDR... | bench [FILE...]]";
+static const char args_doc[] =
+	"[sym NAME... | addr ADDR... | resolve PATTERN... | bench [FILE...]]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
 "USAGE: ksymattach -p GLOB [-p GLOB ...] [-d SECONDS] [-o json]\n"
 "       ksymattach sym NAME...      ksymattach addr ADDR...\n"
+"       ksymattach resolve PATTERN... [-o json]\n"
 "\n"
 "EXAMPLES:\n"
 "    ksymattach -p 'vfs_*'            # attach, report phase times, detach\n"
@@ -81,6 +85,7 @@ static const char doc[] =
 "    ksymattach -l -p 'tcp_v4_*'      # list the matching functions only\n"
 "    ksymattach sym vfs_read 9p:v9fs_set_super\n"
 "    ksymattach addr ffffffff81234567 -o json\n"
+"    ksymattach resolve 'tcp_*'       # one address a line, for scripts\n"
 "    ksymattach bench                 # lookup layer vs the fscanf method\n";
 
 enum {
@@ -287,19 +292,34 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				env.cmd = CMD_ADDR;
 			else if (!strcmp(arg, "bench"))
 				env.cmd = CMD_BENCH;
+			else if (!strcmp(arg, "resolve"))
+				env.cmd = CMD_RESOLVE;
+			else if (!strcmp(arg, "complete"))
+				env.cmd = CMD_COMPLETE;
 			else
-				usage_error(state, "unknown command '%s' (sym, addr or bench)", arg);
+				usage_error(state, "unknown command '%s' (sym, addr, resolve or bench)",
+					    arg);
 			break;
 		}
 		if (env.cmd == CMD_ATTACH)
 			usage_error(state, "unexpected argument '%s'", arg);
+		if (env.cmd == CMD_RESOLVE) {
+			if (env.pattern_cnt == MAX_PATTERNS)
+				usage_error(state, "at most %d patterns", MAX_PATTERNS);
+			if (!*arg)
+				usage_error(state, "empty pattern");
+			env.patterns[env.pattern_cnt++] = arg;
+			break;
+		}
 		if (env.arg_cnt == MAX_ARGS)
 			usage_error(state, "at most %d operands", MAX_ARGS);
 		env.args[env.arg_cnt++] = arg;
 		break;
 	case ARGP_KEY_END:
-		if (env.cmd == CMD_ATTACH && !env.pattern_cnt)
+		if ((env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE) && !env.pattern_cnt)
 			usage_error(state, "no function pattern given (-p GLOB)");
+		if (env.cmd == CMD_COMPLETE && env.arg_cnt != 1)
+			usage_error(state, "complete takes one prefix");
 		if ((env.cmd == CMD_SYM || env.cmd == CMD_ADDR) && !env.arg_cnt)
 			usage_error(state, "%s needs at least one operand",
 				    env.cmd == CMD_SYM ? "sym" : "addr");
@@ -360,6 +380,7 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 		.kernel = kernel,
 		.list_only = env.list,
 		.top = env.top,
+		.addrs_only = env.cmd == CMD_RESOLVE,
 	};
 	struct kattach *a;
 	int err;
@@ -444,7 +465,11 @@ int main(int argc, char **argv)
 	dbo.verbose = env.verbose;
 	dbo.warn = warn_fn;
 
-	if (env.cmd == CMD_ATTACH)
+	if (env.cmd == CMD_RESOLVE) {
+		env.list = true;
+		env.compare = false;
+	}
+	if (env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE)
 		return run_attach(u.release, &dbo);
 	if (env.cmd == CMD_BENCH) {
 		struct bench_opts bo = {
@@ -481,5 +506,7 @@ int main(int argc, char **argv)
 	qo.db = &dbo;
 	if (env.cmd == CMD_SYM)
 		return query__sym(env.args, env.arg_cnt, &qo);
+	if (env.cmd == CMD_COMPLETE)
+		return query__complete(env.args[0], &qo);
 	return query__addr(env.args, env.arg_cnt, &qo);
 }

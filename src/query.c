@@ -172,3 +172,78 @@ int query__addr(const char *const *addrs, size_t cnt, const struct query_opts *o
 	ksym_db__free(db);
 	return bad ? 1 : 0;
 }
+
+/* Completion candidates: names, or "mod:name" when the prefix names a module. */
+struct names {
+	char **v;
+	size_t n, cap;
+	bool with_module;
+};
+
+static int add_name(const struct ksym *s, void *ctx)
+{
+	struct names *l = ctx;
+	char *name;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (l->with_module && s->module) {
+		if (asprintf(&name, "%s:%s", s->module, s->name) < 0)
+			name = NULL;
+	} else {
+		name = strdup(s->name);
+	}
+	if (!name)
+		return -ENOMEM;
+	l->v[l->n++] = name;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int query__complete(const char *prefix, const struct query_opts *o)
+{
+	struct ksym_db_opts dbo = *o->db;
+	struct names l = { .with_module = strchr(prefix, ':') != NULL };
+	struct ksym_db *db;
+	char glob[600];
+	size_t i;
+	int err = -ENAMETOOLONG;
+
+	dbo.sz = sizeof(dbo);
+	dbo.need = KSYM_DB_FUNCS;
+	dbo.cache_only = true;
+	db = ksym_db__new(&dbo);
+	if (!db)
+		return 1;
+	/* no cache: no candidates, and no word of it in the middle of a prompt */
+	if (ksym_db__load(db))
+		goto out;
+	if (snprintf(glob, sizeof(glob), "%s*", prefix) >= (int)sizeof(glob))
+		goto out;
+	err = ksym_table__match(ksym_db__funcs(db), glob, add_name, &l);
+	if (err < 0)
+		goto out;
+	/* static functions repeat a name: each candidate once */
+	qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+	for (i = 0; i < l.n; i++)
+		if (!i || strcmp(l.v[i], l.v[i - 1]))
+			puts(l.v[i]);
+	err = 0;
+out:
+	for (i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	ksym_db__free(db);
+	return err ? 1 : 0;
+}

@@ -4,7 +4,7 @@
 #define QUERY_H
 
 #include <ksym/ksym.h>
-#include "report.h"
+#include "format.h"
 
 struct query_opts {
 	size_t sz;
@@ -18,5 +18,12 @@ struct query_opts {
 int query__sym(const char *const *names, size_t cnt, const struct query_opts *opts);
 /* Each ADDR (hex, 0x optional): "name+off/size [mod]". Same exit status. */
 int query__addr(const char *const *addrs, size_t cnt, const struct query_opts *opts);
+
+/*
+ * Shell completion: the traceable functions whose name (or "mod:name") starts
+ * with prefix, one a line, sorted, each once; from the symbol cache only, so
+ * that a prompt never waits for the kernel's files. Nothing without a cache.
+ */
+int query__complete(const char *prefix, const struct query_opts *opts);
 
 #endif

@@ -699,6 +699,26 @@ static int kallsyms_funcs(struct ksym_db *db)
 	return err;
 }
 
+/* Whichever source last filled the cache: they are tried in the default order. */
+static int cached_funcs(struct ksym_db *db)
+{
+	static const char *const sources[] = { "kallsyms+kcore", "available_filter_functions_addrs",
+						"available_filter_functions+kallsyms" };
+	struct ksym_cache_key key;
+	size_t i;
+
+	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		db->funcs = cache_get(db, "funcs", sources[i], &key);
+		if (db->funcs) {
+			db->cached |= KSYM_DB_FUNCS;
+			db->traceability_known = true;
+			db->funcs_source = sources[i];
+			return 0;
+		}
+	}
+	return fail(db, ENOENT, "no symbol cache for this boot in %s", db->opts.cache_dir);
+}
+
 static int load_funcs(struct ksym_db *db)
 {
 	const struct ksym_db_opts *o = &db->opts;
@@ -706,6 +726,9 @@ static int load_funcs(struct ksym_db *db)
 	char path[160];
 	bool addrs;
 	int err;
+
+	if (o->cache_only)
+		return cached_funcs(db);
 
 	if ((o->funcs_from == KSYM_FUNCS_KALLSYMS || o->kcore_path) && !kcore_pair(db))
 		return fail(db, EINVAL, "traceability from kcore needs the live /proc/kallsyms%s",

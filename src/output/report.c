@@ -223,6 +223,12 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 	uint64_t total = 0;
 	int ph;
 
+	if (o->addrs_only) {
+		/* what kprobe_multi.addrs takes: every match, in address order */
+		for (i = 0; i < n; i++)
+			fprintf(f, "0x%" PRIx64 "\n", v[i]->addr);
+		return;
+	}
 	if (o->list_only) {
 		fprintf(f, "%-16s %-40s %-12s %s\n", "ADDR", "FUNCTION", "MODULE", "TRACEABLE");
 		for (i = 0; i < n; i++)
@@ -271,7 +277,7 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 
 void report__print(FILE *f, const struct kattach *a, const struct report_opts *o)
 {
-	const struct kattach_target **v = sorted(a, !o->list_only);
+	const struct kattach_target **v = sorted(a, !o->list_only && !o->addrs_only);
 
 	if (!v)
 		return;

@@ -14,6 +14,7 @@ struct report_opts {
 	const char *kernel;	/* release string */
 	bool list_only;		/* resolved, not attached: no hit counts */
 	size_t top;		/* text: functions shown, 0 = all */
+	bool addrs_only;	/* text: one address a line, for scripts (resolve) */
 };
 
 void report__print(FILE *f, const struct kattach *a, const struct report_opts *opts);

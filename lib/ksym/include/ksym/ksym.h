@@ -342,6 +342,12 @@ struct ksym_db_opts {
 	 * cached.
 	 */
 	const char *kcore_path;
+	/*
+	 * FUNCS from the cache or not at all (-ENOENT): for callers that must
+	 * answer in milliseconds, such as shell completion, and would rather
+	 * answer nothing than read the kernel's files.
+	 */
+	bool cache_only;
 };
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
