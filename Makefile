@@ -111,6 +111,19 @@ $(OUTPUT)/libksym.pc: lib/ksym/libksym.pc.in lib/ksym/include/ksym/ksym.h
 $(OUTPUT)/ksymattach: $(APP_OBJS) $(OUTPUT)/libksym.a $(LIBBPF_OBJ)
 	$(CC) $(CFLAGS) -static $^ $(LDLIBS) -o $@
 
+# examples/: an agent linking libksym (static, so that it runs in the VM too).
+.PHONY: examples
+examples: $(OUTPUT)/examples/agent
+$(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c vmlinux.h $(LIBBPF_OBJ)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -I. -c $< -o $@
+	$(LLVM_STRIP) -g $@
+
+$(OUTPUT)/examples/agent: examples/agent.c $(OUTPUT)/examples/agent.skel.h $(OUTPUT)/libksym.a \
+		$(LIBBPF_OBJ) $(KSYM_HDRS)
+	$(CC) $(CFLAGS) -I$(OUTPUT)/examples $(LIB_INC) $(BPF_INC) $< $(OUTPUT)/libksym.a \
+		$(LIBBPF_OBJ) -static $(LDLIBS) -o $@
+
 .PHONY: vmlinux-h
 vmlinux-h:
 	k=$$(scripts/pkgcache kernel 6.12) && scripts/extract-vmlinux $$k/vmlinuz $(OUTPUT)/vmlinux && \
@@ -189,7 +202,7 @@ fuzz: $(FUZZ_BINS)
 	OUTPUT=$(abspath $(OUTPUT)) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) prove -v --exec '' tests/fuzz/run.t
 
 .PHONY: check check-unit check-host check-vm
-check: all $(UNIT_BINS) $(DATA) $(FUZZ_BINS)
+check: all examples $(UNIT_BINS) $(DATA) $(FUZZ_BINS)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS) tests/host/*.t tests/fuzz/run.t tests/vm/*.t
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)

@@ -9,7 +9,7 @@ OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 series=${1:-6.12}
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
-mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$share/bin/"
+mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$share/bin/"
 cat > "$share/job" <<'JOB'
 K=./bin/ksymattach
 echo "### vfs_*, one link, kprobe.multi"
@@ -18,6 +18,15 @@ P=$(awk '$2 ~ /^vfs_/ && !seen[$2]++ {printf "-p %s ", $2}' \
 	/sys/kernel/tracing/available_filter_functions_addrs | cut -d' ' -f1-100)
 echo "### 50 functions, a kprobe.session link each"
 $K $P --link-per-func -m session --compare --rounds 3
+# An agent linking libksym against the same agent letting libbpf resolve: cold
+# (no cache: the kernel's files) and warm (ksymattach's cache), alternated.
+echo "### examples/agent: vfs_*, libksym vs libbpf's own resolution"
+for i in 1 2 3; do
+	rm -rf /run/ksymattach
+	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-cold/p'
+	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-warm/p'
+	./bin/agent -L 'vfs_*' | grep 'libbpf:'
+done
 JOB
 "$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}"
 grep -v '^# vm-done' "$share/out/log"

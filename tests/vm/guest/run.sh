@@ -7,6 +7,6 @@ echo "# guest $(uname -r)"
 . ./sources.sh
 case $series in
 6.1) . ./old.sh ;;
-*) . ./multi.sh; . ./attach.sh ;;
+*) . ./multi.sh; . ./attach.sh; . ./agent.sh ;;
 esac
 . ./errors.sh

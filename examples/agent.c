@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * An agent that resolves its own kprobe.multi targets with libksym and hands
+ * libbpf addresses, instead of letting libbpf parse tracefs' function list:
+ *
+ *	agent [-L] GLOB [SECONDS]	-L: let libbpf resolve GLOB, as stock agents do
+ *
+ * The change to an agent is the two lines marked below: ksym_db__load() and
+ * opts.addrs. Build: cc agent.c $(pkg-config --cflags --libs libksym libbpf).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <ksym/ksym.h>
+
+#include "agent.skel.h"
+
+struct addrs {
+	struct ksym_db *db;
+	unsigned long *v;
+	size_t n, cap;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Each match where ftrace attaches to it; candidates without a call site are no
+ * functions the kernel can trace. */
+static int add(const struct ksym *sym, void *ctx)
+{
+	struct addrs *l = ctx;
+	uint64_t loc = sym->addr;
+	int tr = ksym_db__ftrace_loc(l->db, sym, &loc);
+
+	if (tr == 0 || (sym->flags & KSYM_F_UNRESOLVED))
+		return 0;
+	if (tr < 0 && tr != -ENODATA)
+		return tr;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!l->v)
+			return -ENOMEM;
+	}
+	l->v[l->n++] = loc;
+	return 0;
+}
+
+/* What the kernel attached (Linux >= 6.6 says; 0 before). */
+static unsigned int attached(struct bpf_link *link)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len))
+		return 0;
+	return info.kprobe_multi.count;
+}
+
+int main(int argc, char **argv)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	bool own = !(argc > 1 && !strcmp(argv[1], "-L"));
+	const char *glob = argc > (own ? 1 : 2) ? argv[own ? 1 : 2] : NULL;
+	struct ksym_db_opts dbo = { .sz = sizeof(dbo), .need = KSYM_DB_FUNCS,
+				    .patterns = &glob, .pattern_cnt = 1 };
+	struct addrs l = {};
+	struct agent_bpf *skel;
+	struct bpf_link *link;
+	double t0, t1, t2;
+	int err;
+
+	if (!glob) {
+		fprintf(stderr, "usage: agent [-L] GLOB [SECONDS]\n");
+		return 64;
+	}
+	skel = agent_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "agent: cannot load the BPF program: %s\n", strerror(errno));
+		return 1;
+	}
+	t0 = now_ms();
+	if (own) {
+		/* libksym: the /run cache if this boot has one, else the kernel's files */
+		l.db = ksym_db__new(&dbo);
+		err = l.db ? ksym_db__load(l.db) : -ENOMEM;
+		if (!err)
+			err = ksym_table__match(ksym_db__funcs(l.db), glob, add, &l);
+		if (err || !l.n) {
+			fprintf(stderr, "agent: %s\n", err ? (l.db ? ksym_db__errmsg(l.db) :
+					strerror(-err)) : "no traceable function matches");
+			return 1;
+		}
+		opts.addrs = l.v;	/* the kernel gets addresses: no name lookup */
+		opts.cnt = l.n;
+	}
+	t1 = now_ms();
+	link = bpf_program__attach_kprobe_multi_opts(skel->progs.count, own ? NULL : glob, &opts);
+	t2 = now_ms();
+	if (!link) {
+		fprintf(stderr, "agent: cannot attach: %s\n", strerror(errno));
+		return 1;
+	}
+	/* the cache is written after attaching: no part of the stall */
+	if (l.db)
+		ksym_db__flush(l.db);
+	printf("agent: %s: %u functions attached, resolve %.1f ms (%s), attach %.1f ms, "
+	       "stall %.1f ms\n", own ? "libksym" : "libbpf", attached(link), t1 - t0,
+	       own ? (ksym_db__from_cache(l.db, KSYM_DB_FUNCS) ? "cache" : "kernel files")
+		   : "inside attach", t2 - t1, t2 - t0);
+	sleep(argc > (own ? 2 : 3) ? atoi(argv[own ? 2 : 3]) : 0);
+	printf("agent: %llu hits\n", (unsigned long long)skel->bss->hits);
+	bpf_link__destroy(link);
+	agent_bpf__destroy(skel);
+	ksym_db__free(l.db);
+	free(l.v);
+	return 0;
+}
