@@ -378,6 +378,7 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 		.sz = sizeof(ro),
 		.format = env.format,
 		.kernel = kernel,
+		.version = KSA_VERSION,
 		.list_only = env.list,
 		.top = env.top,
 		.addrs_only = env.cmd == CMD_RESOLVE,

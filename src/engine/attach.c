@@ -178,7 +178,42 @@ static int load_funcs(struct kattach *a)
 struct collect_ctx {
 	struct kattach *a;
 	size_t cap;
+	size_t matched;		/* left out by excludes or skip_addrs */
 };
+
+/* A glob as -p takes it: "mod:glob" for a module's functions, ":glob" for vmlinux's. */
+static bool pattern_matches(const char *p, const char *name, const char *module)
+{
+	const char *colon = strchr(p, ':');
+
+	if (colon) {
+		size_t len = colon - p;
+
+		if (len ? !module || strlen(module) != len || strncmp(p, module, len) : !!module)
+			return false;
+		p = colon + 1;
+	}
+	return ksym_glob_match(p, name);
+}
+
+static bool excluded_by_opts(const struct kattach *a, const struct ksym *sym, uint64_t loc)
+{
+	const struct kattach_opts *o = &a->opts;
+	size_t i, lo = 0, hi = o->skip_cnt;
+
+	for (i = 0; i < o->exclude_cnt; i++)
+		if (pattern_matches(o->excludes[i], sym->name, sym->module))
+			return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->skip_addrs[mid] < loc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < o->skip_cnt && o->skip_addrs[lo] == loc;
+}
 
 static int add_target(const struct ksym *sym, void *ctx)
 {
@@ -190,6 +225,11 @@ static int add_target(const struct ksym *sym, void *ctx)
 
 	if (sym->flags & KSYM_F_UNRESOLVED)
 		return 0;
+	/* matched, but no target: it does not count as a match either */
+	if (a->opts.exclude_cnt && excluded_by_opts(a, sym, sym->addr)) {
+		c->matched++;
+		return 0;
+	}
 	/* where ftrace attaches; a kallsyms candidate without a call site is no function
 	 * the kernel can trace, so no match */
 	tr = ksym_db__ftrace_loc(a->db, sym, &loc);
@@ -198,6 +238,10 @@ static int add_target(const struct ksym *sym, void *ctx)
 	if (tr < 0 && tr != -ENODATA)
 		return fail(a, tr, "cannot check %s in the kernel text: %s", sym->name,
 			    strerror(-tr));
+	if (a->opts.skip_cnt && excluded_by_opts(a, sym, loc)) {
+		c->matched++;
+		return 0;
+	}
 	if (a->target_cnt == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 256;
 		struct kattach_target *n = realloc(a->targets, ncap * sizeof(*n));
@@ -245,7 +289,7 @@ int kattach__resolve(struct kattach *a)
 	batch = j >= BATCH_MIN_NAMES && !ksym_table__batch_begin(a->funcs);
 	for (i = 0; i < a->opts.pattern_cnt && !err; i++) {
 		const char *p = a->opts.patterns[i];
-		size_t before = a->target_cnt;
+		size_t before = a->target_cnt, left_out = c.matched;
 
 		/* an exact name is one index lookup, not a pass over every function */
 		if (ksym_glob_is_literal(p)) {
@@ -257,9 +301,11 @@ int kattach__resolve(struct kattach *a)
 		} else {
 			err = ksym_table__match(a->funcs, p, add_target, &c);
 		}
-		if (!err && a->target_cnt == before)
-			err = fail(a, ENOENT, "no traceable function matches '%s' (in %s)", p,
-				   kattach__source(a));
+		if (!err && a->target_cnt == before && !a->opts.allow_empty)
+			err = c.matched > left_out
+				? fail(a, ENOENT, "every function '%s' matches is excluded", p)
+				: fail(a, ENOENT, "no traceable function matches '%s' (in %s)", p,
+				       kattach__source(a));
 	}
 	if (batch)
 		ksym_table__batch_end(a->funcs);
@@ -606,7 +652,7 @@ static int attach_all(struct kattach *a)
 	int err;
 
 	if (!a->target_cnt)
-		return fail(a, EINVAL, "nothing to attach");
+		return a->opts.allow_empty ? 0 : fail(a, EINVAL, "nothing to attach");
 	err = check_session(a);
 	if (err)
 		return err;

@@ -78,6 +78,18 @@ struct kattach_opts {
 	bool list_only;		/* resolve only: unreadable lists fall back to kallsyms */
 	/* Nonzero (set by a signal handler) stops attaching; kattach__free() detaches. */
 	const volatile sig_atomic_t *stop;
+	/* Globs as patterns are: a function matching one is left out (not reported). */
+	const char *const *excludes;
+	size_t exclude_cnt;
+	/* Addresses already attached elsewhere (sorted ascending): left out too. */
+	const uint64_t *skip_addrs;
+	size_t skip_cnt;
+	/*
+	 * A pattern that matches nothing is no error, and neither is nothing to
+	 * attach (a daemon's module that is not loaded yet): kattach__attach()
+	 * then attaches nothing and succeeds.
+	 */
+	bool allow_empty;
 };
 
 /* kattach_target.flags beyond the KSYM_F_* ones */

@@ -6,6 +6,7 @@
 
 #include <ksym/ksym.h>
 
+#include "prom.h"
 #include "report.h"
 
 /* Calls, returns and the log2 histogram up to its last non-empty slot. */
@@ -53,82 +54,41 @@ static void print_hist(FILE *f, const struct kattach_target *t)
 	}
 }
 
-/* Label values: backslash, quote and newline escaped. */
-static void prom_str(FILE *f, const char *s)
+static int print_prom(FILE *f, const struct kattach *a, const struct report_opts *o)
 {
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
+	const struct kattach_target *t = kattach__targets(a);
+	size_t n = kattach__target_cnt(a), i, k = 0;
+	struct prom_fn *fns = calloc(n + 1, sizeof(*fns));
+	struct prom_view v = {
+		.sz = sizeof(v),
+		.version = o->version,
+		.kernel = o->kernel,
+		.mode = kattach__mode_name(kattach__mode(a)),
+		.resolver = kattach__resolver_name(kattach__resolver(a)),
+		.source = kattach__source(a),
+		.session = kattach__mode(a) == KATTACH_SESSION,
+		.fallback = kattach__fell_back(a),
+		.matched = n,
+		.attached = kattach__attached_cnt(a),
+		.excluded = kattach__excluded_cnt(a),
+		.links = kattach__link_cnt_total(a),
+		.boot_stall_s = -1,
+		.top = o->top ? o->top : n,
+	};
+	int ph, err;
 
-static void print_prom(FILE *f, const struct kattach *a, const struct report_opts *o,
-		       const struct kattach_target **v)
-{
-	size_t n = kattach__target_cnt(a), i;
-	bool session = kattach__mode(a) == KATTACH_SESSION;
-	int ph, b;
-
-	fputs("# HELP ksymattach_info The kernel, mode and resolver of the last run.\n"
-	      "# TYPE ksymattach_info gauge\nksymattach_info{kernel=\"", f);
-	prom_str(f, o->kernel);
-	fprintf(f, "\",mode=\"%s\",resolver=\"%s\",source=\"", kattach__mode_name(kattach__mode(a)),
-		kattach__resolver_name(kattach__resolver(a)));
-	prom_str(f, kattach__source(a));
-	fputs("\"} 1\n", f);
-	fprintf(f, "# HELP ksymattach_functions_matched Functions the patterns matched.\n"
-		   "# TYPE ksymattach_functions_matched gauge\nksymattach_functions_matched %zu\n"
-		   "# HELP ksymattach_functions_attached Functions attached.\n"
-		   "# TYPE ksymattach_functions_attached gauge\nksymattach_functions_attached %zu\n"
-		   "# HELP ksymattach_functions_excluded Functions left out (refused, "
-		   "blacklisted, module gone).\n"
-		   "# TYPE ksymattach_functions_excluded gauge\nksymattach_functions_excluded %zu\n"
-		   "# HELP ksymattach_links BPF links created.\n"
-		   "# TYPE ksymattach_links gauge\nksymattach_links %zu\n",
-		n, kattach__attached_cnt(a), kattach__excluded_cnt(a), kattach__link_cnt_total(a));
-	fputs("# HELP ksymattach_phase_seconds Wall time of each attach phase.\n"
-	      "# TYPE ksymattach_phase_seconds gauge\n", f);
+	if (!fns)
+		return -ENOMEM;
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
-		fprintf(f, "ksymattach_phase_seconds{phase=\"%s\"} %.9f\n", kattach__phase_name(ph),
-			kattach__phase_ns(a, ph) / 1e9);
-	fputs("# HELP ksymattach_function_calls_total Calls seen per function while attached.\n"
-	      "# TYPE ksymattach_function_calls_total counter\n", f);
-	for (i = 0; i < n; i++) {
-		fputs("ksymattach_function_calls_total{function=\"", f);
-		prom_str(f, v[i]->name);
-		fputs("\",module=\"", f);
-		prom_str(f, v[i]->module);
-		fprintf(f, "\"} %" PRIu64 "\n", (uint64_t)v[i]->stat.calls);
-	}
-	if (!session)
-		return;
-	fputs("# HELP ksymattach_function_latency_seconds Entry-to-return time per function.\n"
-	      "# TYPE ksymattach_function_latency_seconds histogram\n", f);
-	for (i = 0; i < n; i++) {
-		uint64_t cum = 0;
-
-		for (b = 0; b < KSA_LAT_SLOTS; b++) {
-			cum += v[i]->stat.lat_log2[b];
-			/* slot b ends below 2^(b+1) ns */
-			fputs("ksymattach_function_latency_seconds_bucket{function=\"", f);
-			prom_str(f, v[i]->name);
-			fprintf(f, "\",le=\"%.9g\"} %" PRIu64 "\n", (double)((uint64_t)1 << (b + 1)) / 1e9,
-				cum);
-		}
-		fputs("ksymattach_function_latency_seconds_bucket{function=\"", f);
-		prom_str(f, v[i]->name);
-		fprintf(f, "\",le=\"+Inf\"} %" PRIu64 "\n", cum);
-		fputs("ksymattach_function_latency_seconds_sum{function=\"", f);
-		prom_str(f, v[i]->name);
-		fprintf(f, "\"} %.9f\n", v[i]->stat.lat_sum_ns / 1e9);
-		fputs("ksymattach_function_latency_seconds_count{function=\"", f);
-		prom_str(f, v[i]->name);
-		fprintf(f, "\"} %" PRIu64 "\n", cum);
-	}
+		v.phase_ns[ph] = kattach__phase_ns(a, ph);
+	for (i = 0; i < n; i++)
+		if (!(t[i].flags & KATTACH_F_EXCLUDED))
+			fns[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
+	v.fns = fns;
+	v.fn_cnt = k;
+	err = prom__write(f, &v);
+	free(fns);
+	return err;
 }
 
 /* Hits descending, then address: the busiest functions first. */
@@ -284,7 +244,7 @@ void report__print(FILE *f, const struct kattach *a, const struct report_opts *o
 	if (o->format == REPORT_JSON)
 		print_json(f, a, o, v);
 	else if (o->format == REPORT_PROM)
-		print_prom(f, a, o, v);
+		print_prom(f, a, o);
 	else
 		print_text(f, a, o, v);
 	free(v);

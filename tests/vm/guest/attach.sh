@@ -36,7 +36,7 @@ is "$(json_int links $O/batch.json)" $(( (want + 9) / 10 )) "--batch 10: links o
 # Prometheus text format: HELP and TYPE for every metric, samples well formed
 $K -p vfs_read -m session -o prom > $O/prom.txt
 check "prom: calls counter" grep -q '^ksymattach_function_calls_total{function="vfs_read",module=""} [0-9]' $O/prom.txt
-check "prom: latency histogram with +Inf" grep -q '^ksymattach_function_latency_seconds_bucket{function="vfs_read",le="+Inf"} ' $O/prom.txt
+check "prom: latency histogram with +Inf" grep -q '^ksymattach_function_latency_seconds_bucket{function="vfs_read",module="",le="+Inf"} ' $O/prom.txt
 bad=$(grep -v '^#' $O/prom.txt | grep -cvE '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+$')
 is "$bad" 0 "prom: every sample line is well formed"
 for m in $(grep -v '^#' $O/prom.txt | sed 's/[{ ].*//; s/_\(bucket\|sum\|count\)$//' | sort -u); do
