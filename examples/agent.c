@@ -119,6 +119,7 @@ int main(int argc, char **argv)
 	       "stall %.1f ms\n", own ? "libksym" : "libbpf", attached(link), t1 - t0,
 	       own ? (ksym_db__from_cache(l.db, KSYM_DB_FUNCS) ? "cache" : "kernel files")
 		   : "inside attach", t2 - t1, t2 - t0);
+	fflush(stdout);		/* whoever waits for this line is told now */
 	sleep(argc > (own ? 2 : 3) ? atoi(argv[own ? 2 : 3]) : 0);
 	printf("agent: %llu hits\n", (unsigned long long)skel->bss->hits);
 	bpf_link__destroy(link);
