@@ -29,6 +29,8 @@ CFLAGS ?= -O2 -g
 override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
 # libbpf's UAPI copy: newer than the distribution's linux/bpf.h (link info, session)
 LDLIBS := -lelf -lz -lzstd -pthread
+# the config parser, linked statically into the tool (Debian's libinih-dev has the .a)
+APP_LDLIBS := -l:libinih.a $(LDLIBS)
 
 # One directory per part, dependencies one way, each part compiled with only
 # the include paths of what it may use:
@@ -39,8 +41,9 @@ MODEL_SRCS := kmodel/kmodel.c
 BENCH_SRCS := $(wildcard bench/*.c)
 ENGINE_SRCS := $(wildcard src/engine/*.c)
 OUTPUT_SRCS := $(wildcard src/output/*.c)
+SERVICE_SRCS := $(wildcard src/service/*.c)
 CLI_SRCS := $(wildcard src/*.c)
-APP_SRCS := $(CLI_SRCS) $(ENGINE_SRCS) $(OUTPUT_SRCS) $(BENCH_SRCS) $(MODEL_SRCS)
+APP_SRCS := $(CLI_SRCS) $(SERVICE_SRCS) $(ENGINE_SRCS) $(OUTPUT_SRCS) $(BENCH_SRCS) $(MODEL_SRCS)
 OBJ := $(OUTPUT)/obj
 APP_OBJS := $(APP_SRCS:%.c=$(OBJ)/%.o)
 KSYM_OBJS := $(KSYM_SRCS:%.c=$(OBJ)/%.o)
@@ -57,10 +60,13 @@ $(OBJ)/lib/%.o: PART_INC := $(LIB_INC) -Ilib/ksym
 $(OBJ)/kmodel/%.o: PART_INC := $(LIB_INC)
 $(OBJ)/bench/%.o: PART_INC := $(LIB_INC) -Ikmodel -Isrc/common -Isrc/output
 $(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(BPF_INC)
+$(OBJ)/src/service/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
 $(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf $(BPF_INC)
 $(OBJ)/src/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Isrc/service \
 	-Ibench -Ibpf $(BPF_INC) -DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"'
 LDLIBS := -lelf -lz -lzstd -pthread
+# the config parser, linked statically into the tool (Debian's libinih-dev has the .a)
+APP_LDLIBS := -l:libinih.a $(LDLIBS)
 
 .SECONDARY:
 .PHONY: all lib
@@ -109,7 +115,7 @@ $(OUTPUT)/libksym.pc: lib/ksym/libksym.pc.in lib/ksym/include/ksym/ksym.h
 
 # One static file: runs on fleet nodes without libbpf and inside the VM.
 $(OUTPUT)/ksymattach: $(APP_OBJS) $(OUTPUT)/libksym.a $(LIBBPF_OBJ)
-	$(CC) $(CFLAGS) -static $^ $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -static $^ $(APP_LDLIBS) -o $@
 
 # examples/: an agent linking libksym (static, so that it runs in the VM too).
 .PHONY: examples

@@ -21,6 +21,10 @@
 #include "compare.h"
 #include "query.h"
 #include "report.h"
+#include "service.h"
+
+/* The config's default place, under the SYSCONFDIR the package builds with. */
+#define KSA_CONFIG_DEFAULT KSA_SYSCONFDIR "/ksymattach/ksymattach.conf"
 
 #define MAX_PATTERNS 256
 #define MAX_ARGS 4096
@@ -32,6 +36,19 @@ enum command {
 	CMD_BENCH,
 	CMD_RESOLVE,	/* resolve PATTERN...: addresses for scripts */
 	CMD_COMPLETE,	/* complete PREFIX: shell completion, from the cache */
+	CMD_BOOT,	/* the boot measurement (ksymattach-boot.service) */
+	CMD_DAEMON,	/* ksymattach.service */
+	CMD_CHECK_CONFIG,
+};
+
+/* Options given on the command line, which override the config file's keys. */
+enum {
+	GIVEN_MODE = 1 << 0,
+	GIVEN_RESOLVER = 1 << 1,
+	GIVEN_FALLBACK = 1 << 2,
+	GIVEN_LINKS = 1 << 3,
+	GIVEN_DURATION = 1 << 4,
+	GIVEN_TOP = 1 << 5,
 };
 
 static struct env {
@@ -60,6 +77,8 @@ static struct env {
 	enum ksym_funcs_from funcs_from;
 	const char *blacklist;
 	const char *cache_dir;
+	const char *config;
+	unsigned int given;	/* GIVEN_* */
 	int rounds;
 	size_t lookups;
 	const char *rss_probe;
@@ -71,13 +90,14 @@ static struct env {
 
 const char *argp_program_version = "ksymattach " KSA_VERSION;
 static const char args_doc[] =
-	"[sym NAME... | addr ADDR... | resolve PATTERN... | bench [FILE...]]";
+	"[sym NAME... | addr ADDR... | resolve PATTERN... | bench [FILE...] | boot | daemon]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
 "USAGE: ksymattach -p GLOB [-p GLOB ...] [-d SECONDS] [-o json]\n"
 "       ksymattach sym NAME...      ksymattach addr ADDR...\n"
 "       ksymattach resolve PATTERN... [-o json]\n"
+"       ksymattach boot|daemon [--config FILE]   ksymattach --check-config [FILE]\n"
 "\n"
 "EXAMPLES:\n"
 "    ksymattach -p 'vfs_*'            # attach, report phase times, detach\n"
@@ -110,6 +130,8 @@ enum {
 	OPT_NO_FALLBACK,
 	OPT_KERNEL_MODEL,
 	OPT_SOURCE,
+	OPT_CONFIG,
+	OPT_CHECK_CONFIG,
 };
 
 static const struct argp_option opts[] = {
@@ -143,6 +165,10 @@ static const struct argp_option opts[] = {
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
 	{ "cache-dir", OPT_CACHE_DIR, "DIR", OPTION_HIDDEN, "Cache directory (tests)", 1 },
+	{ "config", OPT_CONFIG, "FILE", 0, "boot, daemon: the config file (default "
+					   KSA_CONFIG_DEFAULT "); options given here override it", 2 },
+	{ "check-config", OPT_CHECK_CONFIG, NULL, 0, "Check the config file (operand, or "
+						     "--config, or the default) and exit: 0 or 78", 2 },
 	{ "rounds", OPT_ROUNDS, "N", 0, "bench, --compare: medians over N rounds (default 5)", 2 },
 	{ "lookups", OPT_LOOKUPS, "N", 0, "bench: lookups a round (default 10000)", 2 },
 	{ "kernel-model", OPT_KERNEL_MODEL, NULL, 0, "bench: the kernel's kallsyms table and the "
@@ -187,11 +213,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.duration = strtod(arg, &end);
 		if (errno || *end || env.duration < 0 || env.duration > 31536000)
 			usage_error(state, "invalid duration '%s'", arg);
+		env.given |= GIVEN_DURATION;
 		break;
 	case 'l':
 		env.list = true;
 		break;
 	case 'm':
+		env.given |= GIVEN_MODE;
 		if (!strcmp(arg, "multi"))
 			env.mode = KATTACH_MULTI;
 		else if (!strcmp(arg, "session"))
@@ -210,6 +238,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			usage_error(state, "invalid output format '%s' (text, json or prom)", arg);
 		break;
 	case 'r':
+		env.given |= GIVEN_RESOLVER;
 		if (!strcmp(arg, "ksym"))
 			env.resolver = KATTACH_RES_KSYM;
 		else if (!strcmp(arg, "libbpf"))
@@ -223,9 +252,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (strcmp(arg, "kprobe"))
 			usage_error(state, "invalid fallback '%s' (kprobe)", arg);
 		env.fallback = KATTACH_FALLBACK_KPROBE;
+		env.given |= GIVEN_FALLBACK;
 		break;
 	case OPT_NO_FALLBACK:
 		env.fallback = KATTACH_FALLBACK_NEVER;
+		env.given |= GIVEN_FALLBACK;
 		break;
 	case OPT_KERNEL_MODEL:
 		env.kernel_model = true;
@@ -235,18 +266,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LINK_PER_FUNC:
 		env.link_batch = 1;
+		env.given |= GIVEN_LINKS;
 		break;
 	case OPT_BATCH:
 		errno = 0;
 		env.link_batch = strtoul(arg, &end, 10);
 		if (errno || *end || !env.link_batch || *arg == '-')
 			usage_error(state, "invalid batch size '%s'", arg);
+		env.given |= GIVEN_LINKS;
 		break;
 	case 'n':
 		errno = 0;
 		env.top = strtoul(arg, &end, 10);
 		if (errno || *end || *arg == '-')
 			usage_error(state, "invalid count '%s'", arg);
+		env.given |= GIVEN_TOP;
 		break;
 	case OPT_KALLSYMS: env.kallsyms = arg; break;
 	case OPT_SYSTEM_MAP: env.system_map = arg; break;
@@ -263,6 +297,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			usage_error(state, "invalid source '%s' (kallsyms or tracefs)", arg);
 		break;
 	case OPT_NO_CACHE: env.no_cache = true; break;
+	case OPT_CONFIG: env.config = arg; break;
+	case OPT_CHECK_CONFIG: env.cmd = CMD_CHECK_CONFIG; break;
 	case OPT_CACHE_DIR: env.cache_dir = arg; break;
 	case OPT_ROUNDS:
 		env.rounds = strtol(arg, &end, 10);
@@ -296,9 +332,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				env.cmd = CMD_RESOLVE;
 			else if (!strcmp(arg, "complete"))
 				env.cmd = CMD_COMPLETE;
+			else if (!strcmp(arg, "boot"))
+				env.cmd = CMD_BOOT;
+			else if (!strcmp(arg, "daemon"))
+				env.cmd = CMD_DAEMON;
+			else if (env.cmd == CMD_CHECK_CONFIG && !env.config)
+				env.config = arg;
 			else
-				usage_error(state, "unknown command '%s' (sym, addr, resolve or bench)",
-					    arg);
+				usage_error(state, "unknown command '%s' (sym, addr, resolve, bench, "
+					    "boot or daemon)", arg);
+			break;
+		}
+		if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON)
+			usage_error(state, "unexpected argument '%s'", arg);
+		if (env.cmd == CMD_CHECK_CONFIG) {
+			if (env.config)
+				usage_error(state, "--check-config takes one file");
+			env.config = arg;
 			break;
 		}
 		if (env.cmd == CMD_ATTACH)
@@ -318,6 +368,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if ((env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE) && !env.pattern_cnt)
 			usage_error(state, "no function pattern given (-p GLOB)");
+		if (env.config && env.cmd != CMD_BOOT && env.cmd != CMD_DAEMON &&
+		    env.cmd != CMD_CHECK_CONFIG)
+			usage_error(state, "--config is for boot, daemon and --check-config");
 		if (env.cmd == CMD_COMPLETE && env.arg_cnt != 1)
 			usage_error(state, "complete takes one prefix");
 		if ((env.cmd == CMD_SYM || env.cmd == CMD_ADDR) && !env.arg_cnt)
@@ -344,11 +397,82 @@ static void warn_fn(const char *msg)
 	fprintf(stderr, "ksymattach: warning: %s\n", msg);
 }
 
-static volatile sig_atomic_t exiting;
+static volatile sig_atomic_t exiting, reloading;
 
 static void sig_handler(int sig)
 {
-	exiting = sig;
+	if (sig == SIGHUP)
+		reloading = 1;
+	else
+		exiting = sig;
+}
+
+/* -p given: the command line's patterns in place of the file's. */
+static int override_patterns(struct ksa_config *c)
+{
+	char **v = calloc(env.pattern_cnt, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < env.pattern_cnt; i++) {
+		v[i] = strdup(env.patterns[i]);
+		if (!v[i]) {
+			while (i)
+				free(v[--i]);
+			free(v);
+			v = NULL;
+		}
+	}
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < c->pattern_cnt; i++)
+		free(c->patterns[i]);
+	free(c->patterns);
+	free(c->pattern_lines);
+	c->pattern_lines = NULL;
+	c->patterns = v;
+	c->pattern_cnt = env.pattern_cnt;
+	return 0;
+}
+
+/* The command line over the config: -p replaces its patterns, the rest a key each. */
+static void override_config(struct ksa_config *c, void *ctx)
+{
+	(void)ctx;
+	if (env.pattern_cnt && override_patterns(c))
+		fprintf(stderr, "ksymattach: out of memory: the config's patterns stay\n");
+	if (env.given & GIVEN_MODE)
+		c->mode = env.mode;
+	if (env.given & GIVEN_RESOLVER)
+		c->resolver = env.resolver;
+	if (env.given & GIVEN_FALLBACK)
+		c->fallback = env.fallback;
+	if (env.given & GIVEN_LINKS)
+		c->link_batch = env.link_batch;
+	if (env.given & GIVEN_DURATION)
+		c->duration_s = env.duration;
+	if (env.given & GIVEN_TOP)
+		c->top = env.top;
+	if (env.no_cache)
+		c->cache = false;
+}
+
+static void print_error(const char *msg, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", msg);
+}
+
+/* --check-config: every problem, one line each, as sshd -t does; 0 or 78. */
+static int check_config(const char *path)
+{
+	struct ksa_config_opts co = { .sz = sizeof(co), .error_fn = print_error };
+	char err[KSA_CONFIG_ERR_MAX];
+	struct ksa_config *c;
+
+	if (ksa_config__load(path, &co, &c, err, sizeof(err)))
+		return KSA_EX_CONFIG;
+	ksa_config__free(c);
+	return 0;
 }
 
 /* Sleeps up to secs, waking early on SIGINT/SIGTERM. */
@@ -451,6 +575,9 @@ int main(int argc, char **argv)
 	/* no SA_RESTART: a signal must cut the wait short */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* only the daemon reloads; elsewhere a hangup ends the run as it always did */
+	if (env.cmd == CMD_DAEMON)
+		sigaction(SIGHUP, &sa, NULL);
 	uname(&u);
 
 	/* where symbols come from: the same for every command */
@@ -466,6 +593,22 @@ int main(int argc, char **argv)
 	dbo.verbose = env.verbose;
 	dbo.warn = warn_fn;
 
+	if (env.cmd == CMD_CHECK_CONFIG)
+		return check_config(env.config ? env.config : KSA_CONFIG_DEFAULT);
+	if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON) {
+		struct service_opts so = {
+			.sz = sizeof(so),
+			.config_path = env.config ? env.config : KSA_CONFIG_DEFAULT,
+			.override = override_config,
+			.sources = &dbo,
+			.kernel = u.release,
+			.version = KSA_VERSION,
+			.stop = &exiting,
+			.reload = &reloading,
+		};
+
+		return env.cmd == CMD_BOOT ? service__boot(&so) : service__daemon(&so);
+	}
 	if (env.cmd == CMD_RESOLVE) {
 		env.list = true;
 		env.compare = false;

@@ -101,6 +101,13 @@ uint64_t kattach__phase_ns(const struct kattach *a, enum kattach_phase ph)
 	return ph < KATTACH_PH_CNT ? a->phase_ns[ph] : 0;
 }
 
+uint64_t kattach__stall_ns(const struct kattach *a)
+{
+	return a->phase_ns[KATTACH_PH_READ] + a->phase_ns[KATTACH_PH_PARSE] +
+	       a->phase_ns[KATTACH_PH_INDEX] + a->phase_ns[KATTACH_PH_MATCH] +
+	       a->phase_ns[KATTACH_PH_LOAD] + a->phase_ns[KATTACH_PH_ATTACH];
+}
+
 enum kattach_mode kattach__mode(const struct kattach *a) { return a->opts.mode; }
 size_t kattach__target_cnt(const struct kattach *a) { return a->target_cnt; }
 const struct kattach_target *kattach__targets(const struct kattach *a) { return a->targets; }

@@ -130,6 +130,8 @@ enum kattach_resolver kattach__resolver(const struct kattach *a);
 const char *kattach__resolver_name(enum kattach_resolver r);
 /* Nanoseconds spent per phase (0 for a phase that did not run). */
 uint64_t kattach__phase_ns(const struct kattach *a, enum kattach_phase ph);
+/* The stall a resolver causes: read, parse, index, match, load and attach. */
+uint64_t kattach__stall_ns(const struct kattach *a);
 const char *kattach__phase_name(enum kattach_phase ph);
 /*
  * With the libbpf resolver, libbpf resolves inside the attach call; the lookup

@@ -108,6 +108,9 @@ static int by_calls(const void *x, const void *y)
 	const struct prom_fn *a = *(const struct prom_fn *const *)x;
 	const struct prom_fn *b = *(const struct prom_fn *const *)y;
 
+	/* marked ones first, when the caller marks them */
+	if (a->series != b->series)
+		return a->series ? -1 : 1;
 	if (a->stat.calls != b->stat.calls)
 		return a->stat.calls < b->stat.calls ? 1 : -1;
 	/* ties in a stable order, so the series do not swap between updates */
@@ -118,13 +121,16 @@ int prom__write(FILE *f, const struct prom_view *v)
 {
 	const struct prom_fn **s = calloc(v->fn_cnt + 1, sizeof(*s));
 	size_t i, top = v->top < v->fn_cnt ? v->top : v->fn_cnt;
+	bool marked = v->top == PROM_TOP_MARKED;
 	struct ksa_stat all = {}, rest = {};
 	int ph;
 
 	if (!s)
 		return -ENOMEM;
-	for (i = 0; i < v->fn_cnt; i++)
+	for (i = 0, top = marked ? 0 : top; i < v->fn_cnt; i++) {
 		s[i] = &v->fns[i];
+		top += marked && s[i]->series;
+	}
 	qsort(s, v->fn_cnt, sizeof(*s), by_calls);
 	for (i = 0; i < v->fn_cnt; i++) {
 		stat_add(&all, &s[i]->stat);

@@ -18,7 +18,11 @@ struct prom_fn {
 	const char *name;
 	const char *module;	/* NULL: vmlinux */
 	struct ksa_stat stat;
+	bool series;		/* with top == PROM_TOP_MARKED: has series of its own */
 };
+
+/* prom_view.top: the functions' own series flags say, not the busiest first. */
+#define PROM_TOP_MARKED ((size_t)-1)
 
 struct prom_view {
 	size_t sz;			/* sizeof(struct prom_view) */
@@ -32,7 +36,7 @@ struct prom_view {
 	double updated_s;		/* unix time of this view; 0: not exported */
 	const struct prom_fn *fns;
 	size_t fn_cnt;
-	size_t top;			/* functions with series of their own */
+	size_t top;			/* the busiest this many have series of their own */
 };
 
 /* The attach stall a resolver causes: read, parse, index, match, load, attach. */

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ksymattach boot: the attach stall of this boot, measured once. The first
+ * run of a boot finds no /run cache, so what it measures is the cold stall
+ * every agent on the node pays; it leaves the cache warm for them.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "prom.h"
+#include "report.h"
+#include "service.h"
+
+struct boot_report {
+	const struct kattach *a;
+	const struct service_opts *o;
+	double stall_s, started_s;
+};
+
+static int fill_json(FILE *f, void *ctx)
+{
+	const struct boot_report *r = ctx;
+	struct report_opts ro = {
+		.sz = sizeof(ro),
+		.format = REPORT_JSON,
+		.kernel = r->o->kernel,
+		.version = r->o->version,
+	};
+
+	fputs("{\"boot_id\":", f);
+	report__json_str(f, service__boot_id());
+	fputs(",\"version\":", f);
+	report__json_str(f, r->o->version);
+	fprintf(f, ",\"time\":%.3f,\"stall_us\":%.1f,\"run\":", r->started_s, r->stall_s * 1e6);
+	report__print(f, r->a, &ro);	/* ends in a newline */
+	fputs("}\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+struct prom_ctx {
+	const struct kattach *a;
+	const struct service_opts *o;
+	const struct ksa_config *c;
+	double stall_s;
+};
+
+static int fill_prom(FILE *f, void *ctx)
+{
+	const struct prom_ctx *p = ctx;
+	const struct kattach_target *t = kattach__targets(p->a);
+	size_t n = kattach__target_cnt(p->a), i, k = 0;
+	struct prom_fn *fns = calloc(n + 1, sizeof(*fns));
+	struct prom_view v = {
+		.sz = sizeof(v),
+		.version = p->o->version,
+		.kernel = p->o->kernel,
+		.mode = kattach__mode_name(kattach__mode(p->a)),
+		.resolver = kattach__resolver_name(kattach__resolver(p->a)),
+		.source = kattach__source(p->a),
+		.session = kattach__mode(p->a) == KATTACH_SESSION,
+		.fallback = kattach__fell_back(p->a),
+		.matched = n,
+		.attached = kattach__attached_cnt(p->a),
+		.excluded = kattach__excluded_cnt(p->a),
+		.links = kattach__link_cnt_total(p->a),
+		.boot_stall_s = p->stall_s,
+		.stall_threshold_s = p->c->stall_threshold_s,
+		.updated_s = service__unix_now(),
+		.top = p->c->top,
+	};
+	int ph, err;
+
+	if (!fns)
+		return -ENOMEM;
+	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
+		v.phase_ns[ph] = kattach__phase_ns(p->a, ph);
+	for (i = 0; i < n; i++)
+		if (!(t[i].flags & KATTACH_F_EXCLUDED))
+			fns[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
+	v.fns = fns;
+	v.fn_cnt = k;
+	err = prom__write(f, &v);
+	free(fns);
+	return err;
+}
+
+static int by_mtime(const void *x, const void *y)
+{
+	const struct stat *a = x, *b = y;
+
+	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+		return a->st_mtim.tv_sec < b->st_mtim.tv_sec ? -1 : 1;
+	return a->st_mtim.tv_nsec < b->st_mtim.tv_nsec ? -1 : a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+}
+
+/* Keeps the newest `keep` boot-*.json; the rest, oldest first, are removed. */
+static void prune_reports(const char *dir, size_t keep)
+{
+	struct old {
+		struct stat st;	/* first: by_mtime compares it */
+		char name[64];
+	} *v = NULL, *nv;
+	size_t n = 0, cap = 0, i;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "boot-", 5) || len < 10 || len >= sizeof(v->name) ||
+		    strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		if (fstatat(dirfd(d), e->d_name, &v[n].st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(v[n].st.st_mode))
+			continue;
+		memcpy(v[n].name, e->d_name, len + 1);
+		n++;
+	}
+	if (n > keep) {
+		qsort(v, n, sizeof(*v), by_mtime);
+		for (i = 0; i < n - keep; i++)
+			unlinkat(dirfd(d), v[i].name, 0);
+	}
+	closedir(d);
+	free(v);
+}
+
+static int write_outputs(const struct service_opts *o, const struct ksa_config *c,
+			 const struct kattach *a, double stall_s, double started_s)
+{
+	struct boot_report r = { a, o, stall_s, started_s };
+	struct prom_ctx p = { a, o, c, stall_s };
+	char path[4096], latest[4096];
+	int err;
+
+	if (mkdir(c->json_dir, 0755) && errno != EEXIST) {
+		service__log("cannot create %s: %s", c->json_dir, strerror(errno));
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "%s/boot-%s.json", c->json_dir, service__boot_id());
+	snprintf(latest, sizeof(latest), "%s/latest.json", c->json_dir);
+	err = atomic__write(path, 0644, fill_json, &r);
+	if (!err)
+		err = atomic__write(latest, 0644, fill_json, &r);
+	if (err) {
+		service__log("cannot write %s: %s", path, strerror(-err));
+		return err;
+	}
+	prune_reports(c->json_dir, c->reports_kept);
+	if (c->prom_file) {
+		err = atomic__write(c->prom_file, 0644, fill_prom, &p);
+		if (err) {
+			service__log("cannot write %s: %s", c->prom_file, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void wait_for(const volatile sig_atomic_t *stop, double secs)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+
+	while (!*stop && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int service__boot(const struct service_opts *o)
+{
+	struct ksym_db_opts dbo = *o->sources;
+	struct kattach_opts ko = { .sz = sizeof(ko) };
+	struct ksa_config *c;
+	struct kattach *a;
+	double started = service__unix_now(), stall;
+	int err;
+
+	if (service__load_config(o, &c))
+		return KSA_EX_CONFIG;
+	dbo.sz = sizeof(dbo);
+	dbo.no_cache = dbo.no_cache || !c->cache;
+	ko.patterns = (const char *const *)c->patterns;
+	ko.pattern_cnt = c->pattern_cnt;
+	ko.excludes = (const char *const *)c->excludes;
+	ko.exclude_cnt = c->exclude_cnt;
+	ko.mode = c->mode;
+	ko.resolver = c->resolver;
+	ko.fallback = c->fallback;
+	ko.link_batch = c->link_batch;
+	ko.sources = &dbo;
+	ko.stop = o->stop;
+	a = kattach__new(&ko);
+	if (!a) {
+		service__log("out of memory");
+		ksa_config__free(c);
+		return 1;
+	}
+	err = kattach__resolve(a);
+	if (!err && !*o->stop)
+		err = kattach__attach(a);
+	if (!err && !*o->stop && c->duration_s > 0)
+		wait_for(o->stop, c->duration_s);
+	if (!err)
+		err = kattach__collect(a);
+	kattach__detach(a);
+	if (err || *o->stop) {
+		if (err)
+			service__log("%s", kattach__errmsg(a));
+		kattach__free(a);
+		ksa_config__free(c);
+		return *o->stop ? 128 + *o->stop : 1;
+	}
+	stall = kattach__stall_ns(a) / 1e9;
+	err = write_outputs(o, c, a, stall, started);
+	service__record_boot_stall(o, stall);
+	/* the journal's line: what a fleet engineer greps for */
+	printf("boot %s: %zu functions attached in %zu link%s (%s%s), attach stall %.1f ms "
+	       "(read %.1f, load %.1f, attach %.1f), symbols from %s%s; %zu excluded; "
+	       "report %s/boot-%s.json\n",
+	       service__boot_id(), kattach__attached_cnt(a), kattach__link_cnt_total(a),
+	       kattach__link_cnt_total(a) == 1 ? "" : "s",
+	       kattach__fell_back(a) ? "classic kprobes" :
+	       kattach__mode(a) == KATTACH_SESSION ? "kprobe.session" : "kprobe.multi",
+	       kattach__fell_back(a) ? ", no kprobe.multi on this kernel" : "",
+	       stall * 1e3, kattach__phase_ns(a, KATTACH_PH_READ) / 1e6,
+	       kattach__phase_ns(a, KATTACH_PH_LOAD) / 1e6,
+	       kattach__phase_ns(a, KATTACH_PH_ATTACH) / 1e6, kattach__source(a),
+	       kattach__from_cache(a) ? " (cached)" : "", kattach__excluded_cnt(a), c->json_dir,
+	       service__boot_id());
+	fflush(stdout);
+	kattach__free(a);
+	ksa_config__free(c);
+	return err ? 1 : 0;
+}

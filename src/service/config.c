@@ -1,0 +1,899 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ksymattach.conf through inih. inih sees the file one line at a time through
+ * our reader, which counts the lines (Debian's inih does not pass the handler
+ * a line number) and decides what inih would get wrong or leave unsaid: NULs,
+ * overlong lines, sections, lines that are no "key = value", indentation
+ * (inih would take it for a continuation). A line refused is handed to inih
+ * as a blank one, so that inih's count and ours stay the same.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ini.h>
+#include <ksym/ksym.h>
+
+#include "config.h"
+
+/*
+ * Debian's inih (55-1) makes INI_MAX_LINE a variable, upstream's is a
+ * constant 200. Weak, so that either links; with upstream's the reader finds
+ * a smaller buffer and lines longer than it holds are errors.
+ */
+#pragma weak ini_max_line
+extern int ini_max_line;
+
+#define ERRORS_MAX 50	/* then error_fn hears "too many errors" and parsing stops */
+#define QUOTE_MAX 72	/* a value quoted in a message, escaped, before "..." */
+
+static const struct ksa_config_key keys[KSA_KEY__CNT] = {
+	[KSA_KEY_PATTERN] = { "pattern", "a function name or glob, mod:GLOB for a module's",
+			      NULL, "functions to attach to", true },
+	[KSA_KEY_EXCLUDE] = { "exclude", "a function name or glob, as pattern", NULL,
+			      "functions the patterns match that are left out", true },
+	[KSA_KEY_MODE] = { "mode", "multi or session", "multi",
+			   "kprobe.multi hit counts, or kprobe.session with latency", false },
+	[KSA_KEY_RESOLVER] = { "resolver", "ksym, libbpf or kernel", "ksym",
+			       "who turns names into addresses", false },
+	[KSA_KEY_LINKS] = { "links", "one, per-function or functions per link, 1..1000000",
+			    "one", "the link layout", false },
+	[KSA_KEY_FALLBACK] = { "fallback", "auto, never or kprobe", "auto",
+			       "classic kprobes where kprobe.multi is missing", false },
+	[KSA_KEY_DURATION] = { "duration", "seconds, 0..86400, suffix s, m or h", "0",
+			       "how long the boot measurement stays attached, counting calls",
+			       false },
+	[KSA_KEY_INTERVAL] = { "interval", "seconds, 1..3600, suffix s, m or h", "15s",
+			       "the daemon's report interval", false },
+	[KSA_KEY_JSON_DIR] = { "json_dir", "an absolute path", "/var/lib/ksymattach",
+			       "the directory of the JSON reports", false },
+	[KSA_KEY_PROM_FILE] = { "prom_file", "an absolute path ending in .prom, or nothing",
+				"/var/lib/prometheus/node-exporter/ksymattach.prom",
+				"the Prometheus textfile; empty: none", false },
+	[KSA_KEY_TOP] = { "top", "0..10000", "20",
+			  "functions with Prometheus series of their own; the rest are summed",
+			  false },
+	[KSA_KEY_CACHE] = { "cache", "yes or no", "yes", "the symbol cache in /run/ksymattach",
+			    false },
+	[KSA_KEY_REPORTS_KEPT] = { "reports_kept", "1..1000", "10",
+				   "boot reports kept in json_dir", false },
+	[KSA_KEY_STALL_THRESHOLD] = { "stall_threshold",
+				      "seconds, more than 0 up to 86400, suffix s, m or h", "1.0",
+				      "the attach stall the shipped alert rule fires at", false },
+};
+
+const struct ksa_config_key *ksa_config__key(enum ksa_key key)
+{
+	return (unsigned int)key < KSA_KEY__CNT ? &keys[key] : NULL;
+}
+
+/* ---- messages ---- */
+
+/* s for a message: non-printing bytes escaped, cut at QUOTE_MAX. */
+static const char *quote(char *buf, size_t sz, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < sz; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (n >= QUOTE_MAX) {
+			snprintf(buf + n, sz - n, "...");
+			return buf;
+		}
+		if (c == '\t')
+			n += snprintf(buf + n, sz - n, "\\t");
+		else if (c < 0x20 || c >= 0x7f)
+			n += snprintf(buf + n, sz - n, "\\x%02x", c);
+		else
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+struct parser {
+	const char *pos, *end;	/* what is left of the file */
+	unsigned int lineno;	/* the line inih has now */
+	bool stop;
+	struct ksa_config *c;
+	const char *name;
+	char *err;
+	size_t err_sz;
+	int code;		/* of the first problem */
+	unsigned int err_cnt;
+	unsigned int err_line;	/* of the last problem: inih's error needs no second one */
+	void (*error_fn)(const char *msg, void *ctx);
+	void *error_ctx;
+};
+
+/* One problem: "NAME:LINE: msg" (line 0: "NAME: msg"). The first goes to err. */
+static void __attribute__((format(printf, 4, 5)))
+problem(struct parser *p, unsigned int line, int code, const char *fmt, ...)
+{
+	char msg[320], full[KSA_CONFIG_ERR_MAX];
+	va_list ap;
+
+	if (p->stop)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(full, sizeof(full), "%s:%u: %s", p->name, line, msg);
+	else
+		snprintf(full, sizeof(full), "%s: %s", p->name, msg);
+	if (!p->err_cnt && p->err && p->err_sz)
+		snprintf(p->err, p->err_sz, "%s", full);
+	if (!p->err_cnt)
+		p->code = code;
+	p->err_cnt++;
+	p->err_line = line;
+	if (!p->error_fn) {
+		p->stop = true;
+		return;
+	}
+	if (p->err_cnt > ERRORS_MAX) {
+		snprintf(full, sizeof(full), "%s: too many errors, stopped", p->name);
+		p->stop = true;
+	}
+	p->error_fn(full, p->error_ctx);
+}
+
+static bool nomem(struct parser *p)
+{
+	problem(p, 0, -ENOMEM, "out of memory");
+	return false;
+}
+
+/* ---- patterns ---- */
+
+static bool sym_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == '$';
+}
+
+/*
+ * '-' as in module file names, though the kernel's own names have '_' there
+ * (KBUILD_MODNAME): "nf-conntrack:" finds nothing unless the engine maps it.
+ */
+static bool module_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-';
+}
+
+static int why_not(char *why, size_t sz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int why_not(char *why, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && sz) {
+		va_start(ap, fmt);
+		vsnprintf(why, sz, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Where the bracket expression at s ends (its ']'), as glob.c reads it; NULL: never. */
+static const char *class_end(const char *s)
+{
+	const char *p = s + 1;
+
+	if (*p == '!' || *p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p && *p != ']')
+		p += p[1] == '-' && p[2] && p[2] != ']' ? 3 : 1;
+	return *p ? p : NULL;
+}
+
+/* Whether [s, e] matches some character a function name can have. */
+static bool class_matches(const char *s, const char *e)
+{
+	char cls[KSA_CONFIG_NAME_MAX + 1], one[2] = { 0, 0 };
+	unsigned int c;
+
+	memcpy(cls, s, e - s + 1);
+	cls[e - s + 1] = '\0';
+	for (c = 1; c < 0x80; c++) {
+		one[0] = (char)c;
+		if (sym_char(c) && ksym_glob_match(cls, one))
+			return true;
+	}
+	return false;
+}
+
+int ksa_config__check_pattern(const char *pat, char *why, size_t sz)
+{
+	const char *colon = strchr(pat, ':'), *name = colon ? colon + 1 : pat, *s;
+	char q[8];
+
+	if (!*pat)
+		return why_not(why, sz, "empty");
+	for (s = pat; *s; s++) {
+		if (*s == ' ' || *s == '\t')
+			return why_not(why, sz, "contains whitespace%s",
+				       strstr(pat, " #") || strstr(pat, "\t#") ?
+					       " ('#' starts a comment only at the start of a line)" :
+					       "");
+	}
+	if (colon) {
+		for (s = pat; s < colon; s++) {
+			if (strchr("*?[]!^", *s))
+				return why_not(why, sz, "the module part is a glob: modules are "
+							"matched by their exact name");
+			if (!module_char((unsigned char)*s))
+				return why_not(why, sz, "the module part has '%s', which no module "
+							"name has", quote(q, sizeof(q), (char[]){ *s, 0 }));
+		}
+		if (colon - pat > KSA_CONFIG_MODULE_MAX)
+			return why_not(why, sz, "the module part is longer than %d characters",
+				       KSA_CONFIG_MODULE_MAX);
+		if (!*name)
+			return why_not(why, sz, "no function name after ':'");
+	}
+	if (strlen(name) > KSA_CONFIG_NAME_MAX)
+		return why_not(why, sz, "the function name is longer than %d characters",
+			       KSA_CONFIG_NAME_MAX);
+	for (s = name; *s; s++) {
+		if (*s == ':')
+			return why_not(why, sz, "more than one ':' (function names have none)");
+		if (!sym_char((unsigned char)*s) && !strchr("*?[]!^-", *s))
+			return why_not(why, sz, "has '%s', which no kernel function name has%s",
+				       quote(q, sizeof(q), (char[]){ *s, 0 }),
+				       *s == '"' || *s == '\'' ? " (values are not quoted)" : "");
+	}
+	/* what glob.c takes literally outside a bracket expression never matches */
+	for (s = name; *s; s++) {
+		const char *e;
+
+		if (*s == '[') {
+			e = class_end(s);
+			if (!e)
+				return why_not(why, sz, "unterminated '['");
+			if (!class_matches(s, e))
+				return why_not(why, sz, "'%.*s' matches no character of a function "
+							"name", (int)(e - s + 1), s);
+			s = e;
+		} else if (strchr("]!^-", *s)) {
+			return why_not(why, sz, "has '%c' outside '[...]', which no kernel "
+						"function name has", *s);
+		}
+	}
+	return 0;
+}
+
+/* "mod:name" apart: module NULL for any, "" for vmlinux (":name"). */
+static const char *split(const char *pat, char *mod, size_t sz, const char **module)
+{
+	const char *colon = strchr(pat, ':');
+
+	*module = NULL;
+	if (!colon)
+		return pat;
+	snprintf(mod, sz, "%.*s", (int)(colon - pat), pat);
+	*module = mod;
+	return colon + 1;
+}
+
+/*
+ * Whether exclude x leaves nothing of pattern p: the same text, or (for a
+ * module x covers) x's name all '*', or p a name that x matches.
+ */
+static bool covers(const char *x, const char *p)
+{
+	char xb[KSA_CONFIG_MODULE_MAX + 1], pb[KSA_CONFIG_MODULE_MAX + 1];
+	const char *xm, *pm, *xn = split(x, xb, sizeof(xb), &xm), *pn = split(p, pb, sizeof(pb), &pm);
+
+	if (!strcmp(x, p))
+		return true;
+	if (xm && (!pm || strcmp(xm, pm)))
+		return false;
+	if (!xn[strspn(xn, "*")])
+		return true;
+	return ksym_glob_is_literal(pn) && ksym_glob_match(xn, pn);
+}
+
+static bool push(struct parser *p, char ***v, unsigned int **lines, size_t *cnt, const char *s,
+		 unsigned int line)
+{
+	size_t n = *cnt;
+	char **nv;
+	unsigned int *nl;
+
+	/* 8 at first, then doubled whenever full */
+	if (!n || (n >= 8 && !(n & (n - 1)))) {
+		nv = realloc(*v, (n ? 2 * n : 8) * sizeof(**v));
+		if (!nv)
+			return nomem(p);
+		*v = nv;
+		nl = realloc(*lines, (n ? 2 * n : 8) * sizeof(**lines));
+		if (!nl)
+			return nomem(p);
+		*lines = nl;
+	}
+	(*v)[n] = strdup(s);
+	if (!(*v)[n])
+		return nomem(p);
+	(*lines)[n] = line;
+	*cnt = n + 1;
+	return true;
+}
+
+static void add_glob(struct parser *p, enum ksa_key k, const char *v, unsigned int line)
+{
+	struct ksa_config *c = p->c;
+	bool ex = k == KSA_KEY_EXCLUDE;
+	char why[160], qv[96], qo[96];
+	size_t i;
+
+	if ((ex ? c->exclude_cnt : c->pattern_cnt) == KSA_CONFIG_GLOBS_MAX) {
+		problem(p, line, -EINVAL, "too many %ss (at most %d)", keys[k].name,
+			KSA_CONFIG_GLOBS_MAX);
+		return;
+	}
+	if (ksa_config__check_pattern(v, why, sizeof(why))) {
+		problem(p, line, -EINVAL, "%s '%s' can never match: %s", keys[k].name,
+			quote(qv, sizeof(qv), v), why);
+		return;
+	}
+	/* against the other kind, so that the error is on the later line */
+	for (i = 0; i < (ex ? c->pattern_cnt : c->exclude_cnt); i++) {
+		const char *o = ex ? c->patterns[i] : c->excludes[i];
+		unsigned int ol = ex ? c->pattern_lines[i] : c->exclude_lines[i];
+
+		if (!strcmp(o, v)) {
+			problem(p, line, -EINVAL, "%s '%s' is also %s (line %u): it would exclude "
+				"everything that pattern matches", keys[k].name,
+				quote(qv, sizeof(qv), v), ex ? "a pattern" : "an exclude", ol);
+			return;
+		}
+		if (ex ? covers(v, o) : covers(o, v)) {
+			if (ex)
+				problem(p, line, -EINVAL, "exclude '%s' leaves nothing of pattern "
+					"'%s' (line %u)", quote(qv, sizeof(qv), v),
+					quote(qo, sizeof(qo), o), ol);
+			else
+				problem(p, line, -EINVAL, "pattern '%s' is left out entirely by "
+					"exclude '%s' (line %u)", quote(qv, sizeof(qv), v),
+					quote(qo, sizeof(qo), o), ol);
+			return;
+		}
+	}
+	if (ex)
+		push(p, &c->excludes, &c->exclude_lines, &c->exclude_cnt, v, line);
+	else
+		push(p, &c->patterns, &c->pattern_lines, &c->pattern_cnt, v, line);
+}
+
+/* ---- values ---- */
+
+/* "15", "1.5", "90s", "2m", "1h": seconds; false on anything else. */
+static bool parse_seconds(const char *v, double *out)
+{
+	double d = 0, scale = 1;
+	const char *s = v;
+
+	/* by hand: strtod would take hex, "inf", exponents and the locale's comma */
+	if (*s < '0' || *s > '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		d = d * 10 + (*s++ - '0');
+	if (*s == '.') {
+		if (s[1] < '0' || s[1] > '9')
+			return false;
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			d += (*s - '0') * (scale /= 10);
+	}
+	if (*s == 'm')
+		d *= 60;
+	else if (*s == 'h')
+		d *= 3600;
+	if (*s == 's' || *s == 'm' || *s == 'h')
+		s++;
+	*out = d;
+	return !*s;
+}
+
+static bool parse_uint(const char *v, size_t max, size_t *out)
+{
+	size_t n = 0;
+
+	if (!*v)
+		return false;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9')
+			return false;
+		n = n * 10 + (*v - '0');
+		if (n > max)
+			return false;
+	}
+	*out = n;
+	return true;
+}
+
+static int keyword(const char *v, const char *const *words)
+{
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (!strcmp(v, words[i]))
+			return i;
+	return -1;
+}
+
+static bool set_path(struct parser *p, char **dst, const char *v)
+{
+	char *s = strdup(v);
+
+	if (!s)
+		return nomem(p);
+	free(*dst);
+	*dst = s;
+	return true;
+}
+
+/* Why v is no absolute path, or NULL. */
+static const char *bad_path(const char *v)
+{
+	if (*v == '"' || *v == '\'')
+		return "is not an absolute path (values are not quoted)";
+	if (*v != '/')
+		return "is not an absolute path";
+	if (strlen(v) >= PATH_MAX)
+		return "is longer than PATH_MAX";
+	return NULL;
+}
+
+static void set_value(struct parser *p, enum ksa_key k, const char *v, unsigned int line)
+{
+	static const char *const modes[] = { "multi", "session", NULL };
+	static const char *const resolvers[] = { "ksym", "libbpf", "kernel", NULL };
+	static const char *const fallbacks[] = { "auto", "never", "kprobe", NULL };
+	static const char *const bools[] = { "no", "yes", "false", "true", "off", "on", "0", "1",
+					     NULL };
+	struct ksa_config *c = p->c;
+	const char *why = NULL;
+	char q[96];
+	size_t n, len;
+	double d;
+	int i;
+
+	switch (k) {
+	case KSA_KEY_PATTERN:
+	case KSA_KEY_EXCLUDE:
+		add_glob(p, k, v, line);
+		return;
+	case KSA_KEY_MODE:
+		i = keyword(v, modes);
+		if (i == 0)
+			c->mode = KATTACH_MULTI;
+		else if (i == 1)
+			c->mode = KATTACH_SESSION;
+		else
+			break;
+		return;
+	case KSA_KEY_RESOLVER:
+		i = keyword(v, resolvers);
+		if (i == 0)
+			c->resolver = KATTACH_RES_KSYM;
+		else if (i == 1)
+			c->resolver = KATTACH_RES_LIBBPF;
+		else if (i == 2)
+			c->resolver = KATTACH_RES_KERNEL;
+		else
+			break;
+		return;
+	case KSA_KEY_FALLBACK:
+		i = keyword(v, fallbacks);
+		if (i == 0)
+			c->fallback = KATTACH_FALLBACK_AUTO;
+		else if (i == 1)
+			c->fallback = KATTACH_FALLBACK_NEVER;
+		else if (i == 2)
+			c->fallback = KATTACH_FALLBACK_KPROBE;
+		else
+			break;
+		return;
+	case KSA_KEY_LINKS:
+		if (!strcmp(v, "one"))
+			c->link_batch = 0;
+		else if (!strcmp(v, "per-function"))
+			c->link_batch = 1;
+		else if (parse_uint(v, 1000000, &n) && n)
+			c->link_batch = n;
+		else
+			break;
+		return;
+	case KSA_KEY_DURATION:
+		if (!parse_seconds(v, &d) || d > 86400)
+			break;
+		c->duration_s = d;
+		return;
+	case KSA_KEY_INTERVAL:
+		if (!parse_seconds(v, &d) || d < 1 || d > 3600)
+			break;
+		c->interval_s = d;
+		return;
+	case KSA_KEY_STALL_THRESHOLD:
+		if (!parse_seconds(v, &d) || d <= 0 || d > 86400)
+			break;
+		c->stall_threshold_s = d;
+		return;
+	case KSA_KEY_TOP:
+		if (!parse_uint(v, 10000, &c->top))
+			break;
+		return;
+	case KSA_KEY_REPORTS_KEPT:
+		if (!parse_uint(v, 1000, &n) || !n)
+			break;
+		c->reports_kept = n;
+		return;
+	case KSA_KEY_CACHE:
+		i = keyword(v, bools);
+		if (i < 0)
+			break;
+		c->cache = i & 1;
+		return;
+	case KSA_KEY_JSON_DIR:
+		why = bad_path(v);
+		if (!why)
+			set_path(p, &c->json_dir, v);
+		break;
+	case KSA_KEY_PROM_FILE:
+		if (!*v) {
+			/* empty: no Prometheus file */
+			free(c->prom_file);
+			c->prom_file = NULL;
+			return;
+		}
+		len = strlen(v);
+		why = bad_path(v);
+		if (!why && (len < 5 || strcmp(v + len - 5, ".prom")))
+			why = "does not end in .prom (node_exporter reads *.prom only)";
+		else if (!why && v[len - 6] == '/')
+			why = "has no name before .prom";
+		if (!why)
+			set_path(p, &c->prom_file, v);
+		break;
+	case KSA_KEY__CNT:
+		return;
+	}
+	if (why)
+		problem(p, line, -EINVAL, "%s '%s' %s", keys[k].name, quote(q, sizeof(q), v), why);
+	else if (k != KSA_KEY_JSON_DIR && k != KSA_KEY_PROM_FILE)
+		problem(p, line, -EINVAL, "invalid %s '%s' (%s)", keys[k].name,
+			quote(q, sizeof(q), v), keys[k].values);
+}
+
+/* Edit distance, for "did you mean"; names are short. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[32], prev, t;
+
+	if (la >= 32 || lb >= 32)
+		return 32;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			char x = a[i - 1] | 0x20, y = b[j - 1] | 0x20;	/* case blind */
+
+			t = row[j];
+			row[j] = prev + (x != y);
+			if (row[j] > row[j - 1] + 1)
+				row[j] = row[j - 1] + 1;
+			if (row[j] > t + 1)
+				row[j] = t + 1;
+			prev = t;
+		}
+	}
+	return row[lb];
+}
+
+static int on_pair(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *p = user;
+	struct ksa_config *c = p->c;
+	unsigned int line = p->lineno;
+	char q[96];
+	int k;
+
+	(void)section;	/* always "": the reader refuses section lines */
+	if (p->stop)
+		return 1;
+	if (!*name) {
+		problem(p, line, -EINVAL, "no key before '='");
+		return 1;
+	}
+	for (k = 0; k < KSA_KEY__CNT; k++)
+		if (!strcmp(name, keys[k].name))
+			break;
+	if (k == KSA_KEY__CNT) {
+		const char *best = NULL;
+		size_t d, bd = 3;
+
+		for (k = 0; k < KSA_KEY__CNT; k++) {
+			d = distance(name, keys[k].name);
+			if (d < bd) {
+				bd = d;
+				best = keys[k].name;
+			}
+		}
+		if (best && strlen(name) >= 3)
+			problem(p, line, -EINVAL, "unknown key '%s' (did you mean '%s'?)",
+				quote(q, sizeof(q), name), best);
+		else
+			problem(p, line, -EINVAL, "unknown key '%s'", quote(q, sizeof(q), name));
+		return 1;
+	}
+	if (c->key_line[k] && !keys[k].repeatable) {
+		problem(p, line, -EINVAL, "duplicate key '%s' (first set on line %u)", keys[k].name,
+			c->key_line[k]);
+		return 1;
+	}
+	if (!c->key_line[k])
+		c->key_line[k] = line;
+	set_value(p, k, value, line);
+	return 1;
+}
+
+/* ---- lines ---- */
+
+/* What inih splits a line at: the first '=' or ':', or a ';' after a blank. */
+static const char *key_end(const char *s, const char *e)
+{
+	bool blank = false;
+
+	for (; s < e; s++) {
+		if (*s == '=' || *s == ':' || (blank && *s == ';'))
+			return s;
+		blank = *s == ' ' || *s == '\t';
+	}
+	return e;
+}
+
+static char *blank_line(char *str)
+{
+	str[0] = '\n';
+	str[1] = '\0';
+	return str;
+}
+
+static char *read_line(char *str, int num, void *stream)
+{
+	struct parser *p = stream;
+	const char *line = p->pos, *nl, *e, *s, *t;
+	size_t max;
+
+	if (p->stop || line >= p->end || num < 3)
+		return NULL;
+	nl = memchr(line, '\n', p->end - line);
+	e = nl ? nl : p->end;
+	p->pos = nl ? nl + 1 : p->end;
+	p->lineno++;
+	if (e > line && e[-1] == '\r')
+		e--;
+	if (p->lineno == 1 && e - line >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+		line += 3;
+	/* inih's buffer holds num - 1 bytes: ours, '\n' and '\0' (and room for a '\r') */
+	max = (size_t)num - 3 < KSA_CONFIG_LINE_MAX ? (size_t)num - 3 : KSA_CONFIG_LINE_MAX;
+	if ((size_t)(e - line) > max) {
+		problem(p, p->lineno, -EINVAL, "line longer than %zu characters", max);
+		return blank_line(str);
+	}
+	for (t = line; t < e; t++) {
+		unsigned char ch = (unsigned char)*t;
+
+		if (ch == '\0') {
+			problem(p, p->lineno, -EINVAL, "NUL byte");
+			return blank_line(str);
+		}
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+			problem(p, p->lineno, -EINVAL, "control character 0x%02x", ch);
+			return blank_line(str);
+		}
+	}
+	/* no continuation lines: leading blanks go before inih sees them */
+	for (s = line; s < e && (*s == ' ' || *s == '\t'); s++)
+		;
+	if (s == e || *s == '#' || *s == ';')
+		return blank_line(str);
+	if (*s == '[') {
+		problem(p, p->lineno, -EINVAL, "sections are not used");
+		return blank_line(str);
+	}
+	t = key_end(s, e);
+	if (t == e || *t == ';') {
+		problem(p, p->lineno, -EINVAL, "expected 'key = value'%s",
+			s > line ? " (an indented line does not continue the one before)" : "");
+		return blank_line(str);
+	}
+	if (*t == ':') {
+		problem(p, p->lineno, -EINVAL, "expected 'key = value', not 'key: value'");
+		return blank_line(str);
+	}
+	memcpy(str, s, e - s);
+	str[e - s] = '\n';
+	str[e - s + 1] = '\0';
+	return str;
+}
+
+/* ---- the config ---- */
+
+struct ksa_config *ksa_config__new(void)
+{
+	struct ksa_config *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->mode = KATTACH_MULTI;
+	c->resolver = KATTACH_RES_KSYM;
+	c->fallback = KATTACH_FALLBACK_AUTO;
+	c->link_batch = 0;
+	c->duration_s = 0;
+	c->interval_s = 15;
+	c->stall_threshold_s = 1.0;
+	c->top = 20;
+	c->reports_kept = 10;
+	c->cache = true;
+	c->json_dir = strdup(keys[KSA_KEY_JSON_DIR].def);
+	c->prom_file = strdup(keys[KSA_KEY_PROM_FILE].def);
+	c->name = strdup("<defaults>");
+	if (!c->json_dir || !c->prom_file || !c->name) {
+		ksa_config__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void ksa_config__free(struct ksa_config *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->pattern_cnt; i++)
+		free(c->patterns[i]);
+	for (i = 0; i < c->exclude_cnt; i++)
+		free(c->excludes[i]);
+	free(c->patterns);
+	free(c->pattern_lines);
+	free(c->excludes);
+	free(c->exclude_lines);
+	free(c->json_dir);
+	free(c->prom_file);
+	free(c->name);
+	free(c);
+}
+
+static void parser_init(struct parser *p, const struct ksa_config_opts *opts, const char *name,
+			char *err, size_t err_sz)
+{
+	struct ksa_config_opts o = { .sz = sizeof(o) };
+
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	memset(p, 0, sizeof(*p));
+	p->name = o.name ? o.name : name;
+	p->error_fn = o.error_fn;
+	p->error_ctx = o.error_ctx;
+	p->err = err;
+	p->err_sz = err_sz;
+	if (err && err_sz)
+		err[0] = '\0';
+}
+
+static int parse(struct parser *p, const char *data, size_t size, struct ksa_config **out)
+{
+	int ret;
+
+	if (size > KSA_CONFIG_SIZE_MAX) {
+		problem(p, 0, -EFBIG, "larger than %u MiB", KSA_CONFIG_SIZE_MAX >> 20);
+		return p->code;
+	}
+	p->c = ksa_config__new();
+	if (p->c) {
+		free(p->c->name);
+		p->c->name = strdup(p->name);
+	}
+	if (!p->c || !p->c->name) {
+		nomem(p);
+		goto out;
+	}
+	/* NULL + 0 is undefined */
+	p->pos = size ? data : "";
+	p->end = p->pos + size;
+	/* room for a longest line, its "\r\n" and the NUL */
+	if (&ini_max_line)
+		ini_max_line = KSA_CONFIG_LINE_MAX + 3;
+	ret = ini_parse_stream(read_line, p, on_pair, p);
+	/* a line inih refused that the reader let through: no second word on it */
+	if (ret > 0 && (unsigned int)ret != p->err_line)
+		problem(p, ret, -EINVAL, "expected 'key = value'");
+	else if (ret < 0)
+		nomem(p);
+	if (!p->c->key_line[KSA_KEY_PATTERN])
+		problem(p, 0, -EINVAL, "no pattern given (at least one 'pattern = GLOB' line)");
+out:
+	if (p->err_cnt) {
+		ksa_config__free(p->c);
+		return p->code;
+	}
+	*out = p->c;
+	return 0;
+}
+
+int ksa_config__parse(const void *data, size_t size, const struct ksa_config_opts *opts,
+		      struct ksa_config **out, char *err, size_t err_sz)
+{
+	struct parser p;
+
+	parser_init(&p, opts, "<config>", err, err_sz);
+	return parse(&p, data, size, out);
+}
+
+int ksa_config__load(const char *path, const struct ksa_config_opts *opts,
+		     struct ksa_config **out, char *err, size_t err_sz)
+{
+	struct parser p;
+	struct stat st;
+	size_t len = 0;
+	ssize_t got;
+	char *buf;
+	int fd, ret;
+
+	parser_init(&p, opts, path, err, err_sz);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		ret = -errno;
+		problem(&p, 0, ret, "cannot open: %s", strerror(-ret));
+		return ret;
+	}
+	/* open(2) takes a directory; read(2) would say EISDIR, less clearly */
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		close(fd);
+		problem(&p, 0, -EISDIR, "cannot open: %s", strerror(EISDIR));
+		return -EISDIR;
+	}
+	/* one byte past the bound tells a file at it from a larger one */
+	buf = malloc(KSA_CONFIG_SIZE_MAX + 1);
+	if (!buf) {
+		close(fd);
+		nomem(&p);
+		return p.code;
+	}
+	while (len <= KSA_CONFIG_SIZE_MAX) {
+		got = read(fd, buf + len, KSA_CONFIG_SIZE_MAX + 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			ret = -errno;
+			problem(&p, 0, ret, "cannot read: %s", strerror(-ret));
+			close(fd);
+			free(buf);
+			return ret;
+		}
+		if (!got)
+			break;
+		len += got;
+	}
+	close(fd);
+	ret = parse(&p, buf, len, out);
+	free(buf);
+	return ret;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What the boot measurement and the daemon share: config, ids, the journal. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "service.h"
+
+int service__load_config(const struct service_opts *o, struct ksa_config **out)
+{
+	char err[KSA_CONFIG_ERR_MAX];
+	struct ksa_config *c;
+
+	if (ksa_config__load(o->config_path, NULL, &c, err, sizeof(err))) {
+		service__log("%s", err);
+		return -EINVAL;
+	}
+	if (o->override)
+		o->override(c, o->override_ctx);
+	*out = c;
+	return 0;
+}
+
+const char *service__boot_id(void)
+{
+	static char id[33];
+	char raw[64];
+	size_t i, n = 0;
+	FILE *f;
+
+	if (id[0])
+		return id;
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (!f || !fgets(raw, sizeof(raw), f)) {
+		if (f)
+			fclose(f);
+		return "unknown";
+	}
+	fclose(f);
+	for (i = 0; raw[i] && n < 32; i++)
+		if ((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f'))
+			id[n++] = raw[i];
+	id[n] = '\0';
+	return id;
+}
+
+double service__unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The journal takes a unit's stdout line by line; stderr likewise. */
+void service__log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ksymattach: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void stall_path(const struct service_opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/boot-stall", o->runtime_dir ? o->runtime_dir : KSYM_CACHE_DIR);
+}
+
+struct stall_line {
+	const char *boot_id;
+	double secs;
+};
+
+static int fill_stall(FILE *f, void *ctx)
+{
+	const struct stall_line *l = ctx;
+
+	fprintf(f, "%s %.9f\n", l->boot_id, l->secs);
+	return 0;
+}
+
+int service__record_boot_stall(const struct service_opts *o, double secs)
+{
+	struct stall_line l = { service__boot_id(), secs };
+	char path[4096];
+
+	stall_path(o, path, sizeof(path));
+	mkdir(o->runtime_dir ? o->runtime_dir : KSYM_CACHE_DIR, 0755);
+	return atomic__write(path, 0644, fill_stall, &l);
+}
+
+double service__boot_stall(const struct service_opts *o)
+{
+	char path[4096], id[40];
+	double secs;
+	FILE *f;
+	int n;
+
+	stall_path(o, path, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%39s %lf", id, &secs);
+	fclose(f);
+	/* another boot's (a /run that survived): not this boot's stall */
+	return n == 2 && !strcmp(id, service__boot_id()) && secs >= 0 ? secs : -1;
+}
