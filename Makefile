@@ -104,6 +104,13 @@ $(OBJ)/%.o: %.c $(APP_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PART_INC) -c $< -o $@
 
+# What is compiled in besides the sources: a change rebuilds what uses it.
+BUILD_VARS := $(SYSCONFDIR) $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)
+$(OUTPUT)/build-vars: FORCE | $(OUTPUT)
+	@echo '$(BUILD_VARS)' | cmp -s - $@ || echo '$(BUILD_VARS)' > $@
+.PHONY: FORCE
+$(OBJ)/src/main.o $(OUTPUT)/libksym.pc: $(OUTPUT)/build-vars
+
 # libksym: the lookup layer as a static library for agents (examples/).
 $(OUTPUT)/libksym.a: $(KSYM_OBJS)
 	@mkdir -p $(@D)
@@ -244,21 +251,56 @@ fixtures:
 	tests/vm/capture.sh 6.12
 	tests/vm/capture.sh 6.1
 
-# Install: the tool, the library for agents, the man pages (make install
-# DESTDIR=... for staging; the package does PREFIX=/usr SYSCONFDIR=/etc).
+# Install: the tool, its units, config, completion and rules, the library for
+# agents, the man pages (DESTDIR=... for staging; the package builds and
+# installs with PREFIX=/usr SYSCONFDIR=/etc). An edited config is never replaced.
+CONF := $(DESTDIR)$(SYSCONFDIR)/ksymattach/ksymattach.conf
+UNITS := ksymattach.service ksymattach-boot.service
+PROM_DIR := /var/lib/prometheus/node-exporter
 .PHONY: install uninstall
 install: all
 	$(INSTALL) -D -m 755 $(OUTPUT)/ksymattach $(DESTDIR)$(BINDIR)/ksymattach
 	$(INSTALL) -D -m 644 man/ksymattach.8 $(DESTDIR)$(MANDIR)/man8/ksymattach.8
+	$(INSTALL) -D -m 644 man/ksymattach.conf.5 $(DESTDIR)$(MANDIR)/man5/ksymattach.conf.5
+	@if [ -e $(CONF) ]; then echo "keeping $(CONF)"; else \
+		echo $(INSTALL) -D -m 644 dist/ksymattach.conf $(CONF); \
+		$(INSTALL) -D -m 644 dist/ksymattach.conf $(CONF); fi
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
+	for u in $(UNITS); do \
+		sed 's|/usr/sbin/ksymattach|$(BINDIR)/ksymattach|g' dist/systemd/$$u \
+			> $(DESTDIR)$(UNITDIR)/$$u && chmod 644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
+	$(INSTALL) -D -m 644 dist/bash-completion/ksymattach $(DESTDIR)$(BASHCOMPDIR)/ksymattach
+	$(INSTALL) -D -m 644 dist/prometheus/ksymattach.rules.yml \
+		$(DESTDIR)$(DATADIR)/ksymattach/ksymattach.rules.yml
+	$(INSTALL) -d $(DESTDIR)$(PROM_DIR)
 	$(INSTALL) -D -m 644 lib/ksym/include/ksym/ksym.h $(DESTDIR)$(INCLUDEDIR)/ksym/ksym.h
 	$(INSTALL) -D -m 644 $(OUTPUT)/libksym.a $(DESTDIR)$(LIBDIR)/libksym.a
 	$(INSTALL) -D -m 644 $(OUTPUT)/libksym.pc $(DESTDIR)$(PKGCONFIGDIR)/libksym.pc
 
+# The config stays when it was edited (as dpkg keeps a conffile).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ksymattach $(DESTDIR)$(MANDIR)/man8/ksymattach.8 \
+		$(DESTDIR)$(MANDIR)/man5/ksymattach.conf.5 \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
+		$(DESTDIR)$(BASHCOMPDIR)/ksymattach \
+		$(DESTDIR)$(DATADIR)/ksymattach/ksymattach.rules.yml \
 		$(DESTDIR)$(INCLUDEDIR)/ksym/ksym.h $(DESTDIR)$(LIBDIR)/libksym.a \
 		$(DESTDIR)$(PKGCONFIGDIR)/libksym.pc
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/ksym
+	-cmp -s dist/ksymattach.conf $(CONF) && rm -f $(CONF)
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/ksym $(DESTDIR)$(DATADIR)/ksymattach \
+		$(DESTDIR)$(SYSCONFDIR)/ksymattach 2>/dev/null
+
+# The Debian packages, built from a copy of the tree (dpkg-buildpackage writes
+# beside the source), into $(OUTPUT)/deb/.
+.PHONY: deb
+deb:
+	rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/src
+	git ls-files -z | xargs -0 cp -a --parents -t $(OUTPUT)/deb/src
+	[ ! -d libbpf ] || cp -a libbpf $(OUTPUT)/deb/src/
+	cd $(OUTPUT)/deb/src && dpkg-buildpackage -b -us -uc -j2 > ../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; exit 1; }
+	ls $(OUTPUT)/deb/*.deb
 
 .PHONY: clean
 clean:
