@@ -296,7 +296,7 @@ uninstall:
 .PHONY: deb
 deb:
 	rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/src
-	git ls-files -z | xargs -0 cp -a --parents -t $(OUTPUT)/deb/src
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp -a --parents -t $(OUTPUT)/deb/src
 	[ ! -d libbpf ] || cp -a libbpf $(OUTPUT)/deb/src/
 	cd $(OUTPUT)/deb/src && dpkg-buildpackage -b -us -uc -j2 > ../build.log 2>&1 || \
 		{ tail -n 30 ../build.log; exit 1; }
