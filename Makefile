@@ -145,7 +145,8 @@ vmlinux-h:
 # Fresh Debian 12: what the build and the tests need, from Debian 12's own archive.
 DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-dev \
 	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl \
-	libclang-rt-14-dev
+	libclang-rt-14-dev libinih-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
+	prometheus systemd bash-completion debian-archive-keyring
 .PHONY: deps
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
@@ -167,7 +168,8 @@ run: $(OUTPUT)/ksymattach
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
 # The unit tests link the library as agents do; the sanitized ones build it in.
 UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_kmodel
-UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan)
+UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
+	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 DATA := $(patsubst tests/data/%.xz,$(OUTPUT)/data/%,$(wildcard tests/data/*/*.xz))
@@ -188,11 +190,23 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TEST_INC) $< $(MODEL_SRCS) $(OUTPUT)/libksym.a -lcmocka -lelf -pthread -o $@
 
-# libFuzzer targets: one per parser format, the cache loader, the globs.
+# The config parser: the service's, with the glob matcher it checks patterns with.
+CONFIG_INC := -Isrc/service -Isrc/engine $(LIB_INC) -Ibpf
+CONFIG_SRCS := src/service/config.c lib/ksym/glob.c
+$(OUTPUT)/tests/test_config: tests/unit/test_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CONFIG_INC) $< $(CONFIG_SRCS) -l:libinih.a -lcmocka -o $@
+
+$(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(CONFIG_INC) $< $(CONFIG_SRCS) \
+		-l:libinih.a -lcmocka -o $@
+
+# libFuzzer targets: one per parser format, the cache loader, the globs, the config.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
-FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache glob)
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache glob config)
 
 define fuzz_format
 $(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(KSYM_HDRS)
@@ -209,6 +223,10 @@ $(OUTPUT)/fuzz/fuzz_cache: tests/fuzz/fuzz_cache.c $(KSYM_SRCS) $(KSYM_HDRS)
 $(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< lib/ksym/glob.c -o $@
+
+$(OUTPUT)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $(CONFIG_INC) $< $(CONFIG_SRCS) -l:libinih.a -o $@
 
 .PHONY: fuzz
 fuzz: $(FUZZ_BINS)

@@ -202,18 +202,21 @@ static const char *class_end(const char *s)
 /* Whether [s, e] matches some character a function name can have. */
 static bool class_matches(const char *s, const char *e)
 {
-	char cls[KSA_CONFIG_NAME_MAX + 1], one[2] = { 0, 0 };
+	char cls[KSA_CONFIG_NAME_MAX + 1], ch[2] = { 0, 0 };
 	unsigned int c;
 
 	memcpy(cls, s, e - s + 1);
 	cls[e - s + 1] = '\0';
 	for (c = 1; c < 0x80; c++) {
-		one[0] = (char)c;
-		if (sym_char(c) && ksym_glob_match(cls, one))
+		ch[0] = (char)c;
+		if (sym_char(c) && ksym_glob_match(cls, ch))
 			return true;
 	}
 	return false;
 }
+
+/* c as a string, for quote() */
+#define one(c) ((char[]){ (c), '\0' })
 
 int ksa_config__check_pattern(const char *pat, char *why, size_t sz)
 {
@@ -222,21 +225,18 @@ int ksa_config__check_pattern(const char *pat, char *why, size_t sz)
 
 	if (!*pat)
 		return why_not(why, sz, "empty");
-	for (s = pat; *s; s++) {
-		if (*s == ' ' || *s == '\t')
-			return why_not(why, sz, "contains whitespace%s",
-				       strstr(pat, " #") || strstr(pat, "\t#") ?
-					       " ('#' starts a comment only at the start of a line)" :
-					       "");
-	}
+	if (strpbrk(pat, " \t"))
+		return why_not(why, sz, "contains whitespace%s",
+			       strstr(pat, " #") || strstr(pat, "\t#") ?
+				       " ('#' starts a comment only at the start of a line)" : "");
 	if (colon) {
 		for (s = pat; s < colon; s++) {
 			if (strchr("*?[]!^", *s))
 				return why_not(why, sz, "the module part is a glob: modules are "
 							"matched by their exact name");
 			if (!module_char((unsigned char)*s))
-				return why_not(why, sz, "the module part has '%s', which no module "
-							"name has", quote(q, sizeof(q), (char[]){ *s, 0 }));
+				return why_not(why, sz, "the module part has '%s', which no "
+					       "module name has", quote(q, sizeof(q), one(*s)));
 		}
 		if (colon - pat > KSA_CONFIG_MODULE_MAX)
 			return why_not(why, sz, "the module part is longer than %d characters",
@@ -252,7 +252,7 @@ int ksa_config__check_pattern(const char *pat, char *why, size_t sz)
 			return why_not(why, sz, "more than one ':' (function names have none)");
 		if (!sym_char((unsigned char)*s) && !strchr("*?[]!^-", *s))
 			return why_not(why, sz, "has '%s', which no kernel function name has%s",
-				       quote(q, sizeof(q), (char[]){ *s, 0 }),
+				       quote(q, sizeof(q), one(*s)),
 				       *s == '"' || *s == '\'' ? " (values are not quoted)" : "");
 	}
 	/* what glob.c takes literally outside a bracket expression never matches */
@@ -295,7 +295,10 @@ static const char *split(const char *pat, char *mod, size_t sz, const char **mod
 static bool covers(const char *x, const char *p)
 {
 	char xb[KSA_CONFIG_MODULE_MAX + 1], pb[KSA_CONFIG_MODULE_MAX + 1];
-	const char *xm, *pm, *xn = split(x, xb, sizeof(xb), &xm), *pn = split(p, pb, sizeof(pb), &pm);
+	const char *xm, *pm, *xn, *pn;
+
+	xn = split(x, xb, sizeof(xb), &xm);
+	pn = split(p, pb, sizeof(pb), &pm);
 
 	if (!strcmp(x, p))
 		return true;
@@ -424,50 +427,81 @@ static bool parse_uint(const char *v, size_t max, size_t *out)
 	return true;
 }
 
-static int keyword(const char *v, const char *const *words)
-{
-	int i;
+struct word {
+	const char *word;
+	int val;
+};
 
-	for (i = 0; words[i]; i++)
-		if (!strcmp(v, words[i]))
-			return i;
-	return -1;
+static const struct word modes[] = {
+	{ "multi", KATTACH_MULTI }, { "session", KATTACH_SESSION }, { NULL, 0 },
+};
+static const struct word resolvers[] = {
+	{ "ksym", KATTACH_RES_KSYM }, { "libbpf", KATTACH_RES_LIBBPF },
+	{ "kernel", KATTACH_RES_KERNEL }, { NULL, 0 },
+};
+static const struct word fallbacks[] = {
+	{ "auto", KATTACH_FALLBACK_AUTO }, { "never", KATTACH_FALLBACK_NEVER },
+	{ "kprobe", KATTACH_FALLBACK_KPROBE }, { NULL, 0 },
+};
+static const struct word bools[] = {
+	{ "yes", 1 }, { "true", 1 }, { "on", 1 }, { "1", 1 },
+	{ "no", 0 }, { "false", 0 }, { "off", 0 }, { "0", 0 }, { NULL, 0 },
+};
+static const struct word links[] = { { "one", 0 }, { "per-function", 1 }, { NULL, 0 } };
+
+static bool keyword(const struct word *w, const char *v, int *out)
+{
+	for (; w->word; w++) {
+		if (!strcmp(v, w->word)) {
+			*out = w->val;
+			return true;
+		}
+	}
+	return false;
 }
 
-static bool set_path(struct parser *p, char **dst, const char *v)
+/* Why v is no absolute path (prom: no *.prom file either), or NULL. */
+static const char *bad_path(const char *v, bool prom)
 {
-	char *s = strdup(v);
+	size_t len = strlen(v);
 
-	if (!s)
-		return nomem(p);
-	free(*dst);
-	*dst = s;
-	return true;
-}
-
-/* Why v is no absolute path, or NULL. */
-static const char *bad_path(const char *v)
-{
 	if (*v == '"' || *v == '\'')
 		return "is not an absolute path (values are not quoted)";
 	if (*v != '/')
 		return "is not an absolute path";
-	if (strlen(v) >= PATH_MAX)
+	if (len >= PATH_MAX)
 		return "is longer than PATH_MAX";
+	if (prom && (len < 6 || strcmp(v + len - 5, ".prom")))
+		return "does not end in .prom (node_exporter reads *.prom only)";
+	if (prom && v[len - 6] == '/')
+		return "has no name before .prom";
 	return NULL;
+}
+
+static void set_path(struct parser *p, enum ksa_key k, char **dst, const char *v,
+		     unsigned int line)
+{
+	const char *why = bad_path(v, k == KSA_KEY_PROM_FILE);
+	char q[96], *s;
+
+	if (why) {
+		problem(p, line, -EINVAL, "%s '%s' %s", keys[k].name, quote(q, sizeof(q), v), why);
+		return;
+	}
+	s = strdup(v);
+	if (!s) {
+		nomem(p);
+		return;
+	}
+	free(*dst);
+	*dst = s;
 }
 
 static void set_value(struct parser *p, enum ksa_key k, const char *v, unsigned int line)
 {
-	static const char *const modes[] = { "multi", "session", NULL };
-	static const char *const resolvers[] = { "ksym", "libbpf", "kernel", NULL };
-	static const char *const fallbacks[] = { "auto", "never", "kprobe", NULL };
-	static const char *const bools[] = { "no", "yes", "false", "true", "off", "on", "0", "1",
-					     NULL };
 	struct ksa_config *c = p->c;
-	const char *why = NULL;
 	char q[96];
-	size_t n, len;
+	size_t n;
 	double d;
 	int i;
 
@@ -476,42 +510,41 @@ static void set_value(struct parser *p, enum ksa_key k, const char *v, unsigned 
 	case KSA_KEY_EXCLUDE:
 		add_glob(p, k, v, line);
 		return;
+	case KSA_KEY_JSON_DIR:
+		set_path(p, k, &c->json_dir, v, line);
+		return;
+	case KSA_KEY_PROM_FILE:
+		if (*v) {
+			set_path(p, k, &c->prom_file, v, line);
+			return;
+		}
+		/* empty: no Prometheus file */
+		free(c->prom_file);
+		c->prom_file = NULL;
+		return;
 	case KSA_KEY_MODE:
-		i = keyword(v, modes);
-		if (i == 0)
-			c->mode = KATTACH_MULTI;
-		else if (i == 1)
-			c->mode = KATTACH_SESSION;
-		else
+		if (!keyword(modes, v, &i))
 			break;
+		c->mode = i;
 		return;
 	case KSA_KEY_RESOLVER:
-		i = keyword(v, resolvers);
-		if (i == 0)
-			c->resolver = KATTACH_RES_KSYM;
-		else if (i == 1)
-			c->resolver = KATTACH_RES_LIBBPF;
-		else if (i == 2)
-			c->resolver = KATTACH_RES_KERNEL;
-		else
+		if (!keyword(resolvers, v, &i))
 			break;
+		c->resolver = i;
 		return;
 	case KSA_KEY_FALLBACK:
-		i = keyword(v, fallbacks);
-		if (i == 0)
-			c->fallback = KATTACH_FALLBACK_AUTO;
-		else if (i == 1)
-			c->fallback = KATTACH_FALLBACK_NEVER;
-		else if (i == 2)
-			c->fallback = KATTACH_FALLBACK_KPROBE;
-		else
+		if (!keyword(fallbacks, v, &i))
 			break;
+		c->fallback = i;
+		return;
+	case KSA_KEY_CACHE:
+		if (!keyword(bools, v, &i))
+			break;
+		c->cache = i;
 		return;
 	case KSA_KEY_LINKS:
-		if (!strcmp(v, "one"))
-			c->link_batch = 0;
-		else if (!strcmp(v, "per-function"))
-			c->link_batch = 1;
+		if (keyword(links, v, &i))
+			c->link_batch = i;
 		else if (parse_uint(v, 1000000, &n) && n)
 			c->link_batch = n;
 		else
@@ -533,49 +566,20 @@ static void set_value(struct parser *p, enum ksa_key k, const char *v, unsigned 
 		c->stall_threshold_s = d;
 		return;
 	case KSA_KEY_TOP:
-		if (!parse_uint(v, 10000, &c->top))
+		if (!parse_uint(v, 10000, &n))
 			break;
+		c->top = n;
 		return;
 	case KSA_KEY_REPORTS_KEPT:
 		if (!parse_uint(v, 1000, &n) || !n)
 			break;
 		c->reports_kept = n;
 		return;
-	case KSA_KEY_CACHE:
-		i = keyword(v, bools);
-		if (i < 0)
-			break;
-		c->cache = i & 1;
-		return;
-	case KSA_KEY_JSON_DIR:
-		why = bad_path(v);
-		if (!why)
-			set_path(p, &c->json_dir, v);
-		break;
-	case KSA_KEY_PROM_FILE:
-		if (!*v) {
-			/* empty: no Prometheus file */
-			free(c->prom_file);
-			c->prom_file = NULL;
-			return;
-		}
-		len = strlen(v);
-		why = bad_path(v);
-		if (!why && (len < 5 || strcmp(v + len - 5, ".prom")))
-			why = "does not end in .prom (node_exporter reads *.prom only)";
-		else if (!why && v[len - 6] == '/')
-			why = "has no name before .prom";
-		if (!why)
-			set_path(p, &c->prom_file, v);
-		break;
 	case KSA_KEY__CNT:
 		return;
 	}
-	if (why)
-		problem(p, line, -EINVAL, "%s '%s' %s", keys[k].name, quote(q, sizeof(q), v), why);
-	else if (k != KSA_KEY_JSON_DIR && k != KSA_KEY_PROM_FILE)
-		problem(p, line, -EINVAL, "invalid %s '%s' (%s)", keys[k].name,
-			quote(q, sizeof(q), v), keys[k].values);
+	problem(p, line, -EINVAL, "invalid %s '%s' (%s)", keys[k].name, quote(q, sizeof(q), v),
+		keys[k].values);
 }
 
 /* Edit distance, for "did you mean"; names are short. */
@@ -690,7 +694,7 @@ static char *read_line(char *str, int num, void *stream)
 		e--;
 	if (p->lineno == 1 && e - line >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
 		line += 3;
-	/* inih's buffer holds num - 1 bytes: ours, '\n' and '\0' (and room for a '\r') */
+	/* num is INI_MAX_LINE: 3 more than the longest line ("\r\n" and '\0') */
 	max = (size_t)num - 3 < KSA_CONFIG_LINE_MAX ? (size_t)num - 3 : KSA_CONFIG_LINE_MAX;
 	if ((size_t)(e - line) > max) {
 		problem(p, p->lineno, -EINVAL, "line longer than %zu characters", max);
@@ -844,6 +848,10 @@ int ksa_config__parse(const void *data, size_t size, const struct ksa_config_opt
 	struct parser p;
 
 	parser_init(&p, opts, "<config>", err, err_sz);
+	if (!out || (!data && size)) {
+		problem(&p, 0, -EINVAL, "invalid argument");
+		return -EINVAL;
+	}
 	return parse(&p, data, size, out);
 }
 
@@ -857,7 +865,11 @@ int ksa_config__load(const char *path, const struct ksa_config_opts *opts,
 	char *buf;
 	int fd, ret;
 
-	parser_init(&p, opts, path, err, err_sz);
+	parser_init(&p, opts, path ? path : "<config>", err, err_sz);
+	if (!path || !out) {
+		problem(&p, 0, -EINVAL, "invalid argument");
+		return -EINVAL;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		ret = -errno;

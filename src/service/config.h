@@ -112,9 +112,9 @@ struct ksa_config_opts {
 	const char *name;
 	/*
 	 * Called with every problem, in file order, one line each without a
-	 * newline (at most 50, then "FILE: too many errors"): --check-config
-	 * prints them all. NULL: parsing stops at the first. Either way err gets
-	 * the first.
+	 * newline (at most 50, then "FILE: too many errors, stopped"), so that
+	 * --check-config can print them all. NULL: parsing stops at the first.
+	 * Either way err gets the first.
 	 */
 	void (*error_fn)(const char *msg, void *ctx);
 	void *error_ctx;
@@ -122,10 +122,10 @@ struct ksa_config_opts {
 
 /*
  * Reads and checks path. 0 and *out set (free with ksa_config__free()), or a
- * negative errno and the first problem in err: -EINVAL for content, the
- * open(2)/read(2) error for a file that cannot be read (-EISDIR for a
- * directory), -EFBIG past KSA_CONFIG_SIZE_MAX, -ENOMEM. *out is untouched on
- * failure. opts may be NULL.
+ * negative errno and the first problem in err (cut to err_sz; err may be
+ * NULL): -EINVAL for content (and a NULL path or out), the open(2)/read(2)
+ * error for a file that cannot be read (-EISDIR for a directory), -EFBIG past
+ * KSA_CONFIG_SIZE_MAX, -ENOMEM. *out is untouched on failure. opts may be NULL.
  *
  * Sets inih's line buffer size (Debian's inih makes it a variable): not to be
  * called from two threads at once.
