@@ -199,6 +199,9 @@ int prom__write(FILE *f, const struct prom_view *v)
 	if (v->updated_s > 0)
 		gauge(f, "ksymattach_last_update_timestamp_seconds",
 		      "When this file was written (unix time).", v->updated_s);
+	if (v->interval_s > 0)
+		gauge(f, "ksymattach_report_interval_seconds",
+		      "How often the daemon rewrites this file (config: interval).", v->interval_s);
 	free(s);
 	return ferror(f) ? -EIO : 0;
 }

@@ -34,6 +34,7 @@ struct prom_view {
 	double boot_stall_s;		/* < 0: not known (no boot report this boot) */
 	double stall_threshold_s;	/* <= 0: not exported */
 	double updated_s;		/* unix time of this view; 0: not exported */
+	double interval_s;		/* the daemon's report interval; 0: not exported */
 	const struct prom_fn *fns;
 	size_t fn_cnt;
 	size_t top;			/* the busiest this many have series of their own */

@@ -104,7 +104,8 @@ static struct fn_state *fn_get(struct daemon *d, const char *name, const char *m
 	if (asprintf(&key, "%s:%s", module ? module : "", name) < 0)
 		return NULL;
 	e.key = key;
-	if (hsearch_r(e, FIND, &r, &d->fns)) {
+	/* (an empty table has no size: hsearch_r would divide by it) */
+	if (d->fn_cap && hsearch_r(e, FIND, &r, &d->fns)) {
 		free(key);
 		return r->data;
 	}
@@ -428,10 +429,14 @@ static int apply(struct daemon *d, struct ksa_config *c, const char *why)
 	memset(d->phase_ns, 0, sizeof(d->phase_ns));
 	for (i = 0; i < c->pattern_cnt && !err && !*d->o->stop; i++)
 		err = add_group(d, c->patterns[i], &added);
-	snprintf(d->change, sizeof(d->change), "%s: %zu group%s kept, %zu ended (%zu "
-		       "functions detached%s), %zu functions attached anew", why, kept,
-		       kept == 1 ? "" : "s", ended, ended_fns,
-		       gone ? ", modules unloaded" : "", added);
+	if (!kept && !ended)
+		snprintf(d->change, sizeof(d->change), "%s: %zu functions attached in %zu group%s",
+			 why, added, d->group_cnt, d->group_cnt == 1 ? "" : "s");
+	else
+		snprintf(d->change, sizeof(d->change), "%s: %zu group%s kept, %zu ended (%zu "
+			 "functions detached%s), %zu functions attached anew", why, kept,
+			 kept == 1 ? "" : "s", ended, ended_fns, gone ? ", modules unloaded" : "",
+			 added);
 	return err;
 }
 
@@ -510,6 +515,7 @@ static int fill_prom(FILE *f, void *ctx)
 		.boot_stall_s = service__boot_stall(d->o),
 		.stall_threshold_s = d->c->stall_threshold_s,
 		.updated_s = w->now,
+		.interval_s = d->c->interval_s,
 		.fns = w->fns,
 		.fn_cnt = w->fn_cnt,
 		.top = PROM_TOP_MARKED,

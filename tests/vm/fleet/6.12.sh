@@ -1,0 +1,104 @@
+# The fleet service on 6.12 with systemd as PID 1 (dash; sourced helpers: lib.sh).
+cd /host || exit 1
+. ./lib.sh
+O=/host/out
+CONF=/etc/ksymattach/ksymattach.conf
+STATE=/var/lib/ksymattach
+PROM=/var/lib/prometheus/node-exporter/ksymattach.prom
+bid=$(tr -d '-' < /proc/sys/kernel/random/boot_id)
+echo "# guest $(uname -r), systemd $KSA_SYSTEM_STATE"
+jcat() { journalctl -b --no-pager -o cat "$@"; }
+# wait_until SECONDS CMD...: polls CMD every 0.5 s until SECONDS have passed
+wait_until() {
+	end=$(($(date +%s) + $1)); shift
+	while ! "$@" 2>/dev/null; do
+		[ "$(date +%s)" -lt $end ] || return 1
+		sleep 0.5
+	done
+}
+# a unit's status and journal as TAP comments, for a failure's reader
+diag() { { systemctl status "$1" --no-pager -l; journalctl -b -u "$1" --no-pager -o cat | tail -n 30; } 2>&1 | sed 's/^/# /'; }
+link_ids() { bpftool link show 2>/dev/null | awk -F: '/kprobe_multi/ { print $1 }' | sort; }
+calls_of() { grep -o "\"name\":\"$1\",\"module\":null,\"calls\":[0-9]*" "$2" | sed 's/.*://' | head -n1; }
+
+# The boot unit: its report, journal line, the .prom node_exporter serves.
+check "boot unit: active (exited)" systemctl is-active --quiet ksymattach-boot.service
+check "boot unit: boot-<boot-id>.json written" [ -s $STATE/boot-$bid.json ]
+cp $STATE/boot-$bid.json $O/boot.json 2>/dev/null
+cp $STATE/latest.json $O/latest.json 2>/dev/null
+cp $PROM $O/ksymattach.prom 2>/dev/null
+ge "$(json_int attached $O/boot.json)" 1 "boot report: attached > 0"
+is "$(stat -c %a $PROM 2>/dev/null)" 644 "boot unit: the .prom is world-readable (node_exporter runs as prometheus)"
+jcat -u ksymattach-boot.service > $O/boot-journal.txt
+check "journal: the boot unit's summary line" grep -q "^boot $bid: [0-9]* functions attached in .* attach stall [0-9.]* ms" $O/boot-journal.txt
+grep "^boot $bid" $O/boot-journal.txt | sed 's/^/# /'
+check "node_exporter: active" wait_until 60 systemctl is-active --quiet prometheus-node-exporter.service
+curl -sf http://127.0.0.1:9100/metrics > $O/metrics.txt
+check "node_exporter: serves ksymattach_functions_attached" grep -q '^ksymattach_functions_attached [1-9]' $O/metrics.txt
+check "node_exporter: serves the boot stall" grep -q '^ksymattach_boot_attach_stall_seconds [0-9]' $O/metrics.txt
+check "node_exporter: no textfile error" grep -q '^node_textfile_scrape_error 0' $O/metrics.txt
+
+# The daemon: ready (Type=notify), its outputs, reloads.
+check "daemon: active (READY=1 sent)" wait_until 120 systemctl is-active --quiet ksymattach.service ||
+	diag ksymattach.service
+check "daemon: STATUS= says what is attached" sh -c "systemctl status ksymattach.service --no-pager | grep -q 'Status: \"[0-9]* functions attached'"
+check "daemon: daemon.json written" wait_until 60 test -s $STATE/daemon.json
+before=$(link_ids)
+ge "$(echo "$before" | grep -c .)" 1 "daemon: its links are attached"
+# a shorter interval and one more pattern, through a reload
+cp $CONF $O/conf.orig
+printf 'interval = 2s\npattern = ksys_*\n' >> $CONF
+dd if=/dev/zero of=/dev/null bs=1 count=300 2>/dev/null
+systemctl reload ksymattach.service
+check "reload: the daemon says what changed" wait_until 60 grep -q '"last_change":"reload: ' $STATE/daemon.json
+grep -o '"last_change":"[^"]*"' $STATE/daemon.json | sed 's/^/# /'
+after=$(link_ids)
+kept=$(echo "$before" | while read -r id; do echo "$after" | grep -qx "$id" && echo "$id"; done | grep -c .)
+is "$kept" "$(echo "$before" | grep -c .)" "reload: every unchanged link survives"
+ge "$(echo "$after" | grep -c .)" $(( $(echo "$before" | grep -c .) + 1 )) "reload: a link for the new pattern"
+check "reload: ksys_* functions attached" grep -q '"pattern":"ksys_\*","functions":[1-9]' $STATE/daemon.json
+c1=$(calls_of vfs_read $STATE/daemon.json)
+ge "$c1" 300 "reload: vfs_read's count survives (>= the 300 reads before)"
+m1=$(stat -c %Y.%y $STATE/daemon.json)
+dd if=/dev/zero of=/dev/null bs=1 count=100 2>/dev/null
+check "daemon: the outputs refresh every interval" wait_until 30 sh -c "[ \"\$(stat -c %Y.%y $STATE/daemon.json)\" != '$m1' ]"
+ge "$(calls_of vfs_read $STATE/daemon.json)" $((c1 + 100)) "daemon: vfs_read's counter goes on"
+cp $STATE/daemon.json $O/daemon.json
+cp $PROM $O/daemon.prom
+check "daemon: the .prom carries the calls" grep -q '^ksymattach_function_calls_total{function="vfs_read",module=""} [1-9]' $PROM
+# a broken config: reload keeps the running one, a fresh start fails, FILE:LINE said
+cp $CONF $O/conf.good
+echo 'moed = session' >> $CONF
+bad=$(grep -c '' $CONF)
+systemctl reload ksymattach.service 2>/dev/null
+is "$?" 1 "broken config: systemctl reload fails"
+check "broken config: the journal names it by FILE:LINE" wait_until 30 sh -c "journalctl -b -u ksymattach.service -o cat | grep -q '$CONF:$bad: unknown key .moed.'"
+check "broken config: the daemon keeps running" systemctl is-active --quiet ksymattach.service
+is "$(link_ids | grep -c .)" "$(echo "$after" | grep -c .)" "broken config: every link stays"
+systemctl restart ksymattach.service 2>/dev/null
+check "broken config: a fresh start fails" systemctl is-failed --quiet ksymattach.service
+is "$(systemctl show -p ExecMainStatus --value ksymattach.service)" 78 "broken config: exit 78 (EX_CONFIG)"
+check "--check-config: FILE:LINE, exit 78" sh -c "ksymattach --check-config 2>&1 | grep -q '^$CONF:$bad: unknown key'; [ \$? -eq 0 ] && ! ksymattach --check-config 2>/dev/null"
+cp $O/conf.good $CONF
+systemctl start ksymattach.service
+check "fixed config: the daemon starts again" systemctl is-active --quiet ksymattach.service
+
+# The package: an upgrade keeps the edited config and restarts the daemon.
+pid1=$(systemctl show -p MainPID --value ksymattach.service)
+DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold /host/upgrade.deb > $O/upgrade.log 2>&1
+is "$?" 0 "upgrade: dpkg -i succeeds"
+check "upgrade: the edited config is kept" grep -q '^pattern = ksys_\*' $CONF
+check "upgrade: the new version is installed" sh -c "dpkg-query -W -f='\${Version}' ksymattach | grep -q '+1\$'"
+check "upgrade: the daemon runs again" wait_until 60 systemctl is-active --quiet ksymattach.service
+pid2=$(systemctl show -p MainPID --value ksymattach.service)
+check "upgrade: the daemon was restarted ($pid1 -> $pid2)" [ "$pid1" != "$pid2" ]
+# Stop: nothing left attached.
+systemctl stop ksymattach.service
+is "$(link_ids | grep -c .)" 0 "stop: no kprobe.multi link left"
+check "stop: the journal says so" sh -c "journalctl -b -o cat -u ksymattach.service | grep -q 'stopped: everything detached'"
+# Purge: everything gone.
+dpkg --purge ksymattach > $O/purge.log 2>&1
+is "$?" 0 "purge: dpkg --purge succeeds"
+for f in $CONF $STATE $PROM /lib/systemd/system/ksymattach.service /usr/sbin/ksymattach /run/ksymattach; do
+	check "purge: $f is gone" [ ! -e $f ]
+done
