@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "ksym_internal.h"
 
@@ -279,9 +280,12 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 	db->phase_ns[KSYM_PH_PARSE] += st.parse_ns;
 	if (!*out) {
 		err = -errno;
+		if (st.all_zero && !ksym__capable(CAP_SYSLOG))
+			return fail(db, EPERM, "%s shows only zero addresses: CAP_SYSLOG is missing "
+				    "(kernel.kptr_restrict shows addresses only with it)", path);
 		if (st.all_zero)
-			return fail(db, EPERM, "%s shows only zero addresses: run as root "
-						"(kernel.kptr_restrict hides them otherwise)", path);
+			return fail(db, EPERM, "%s shows only zero addresses, even with CAP_SYSLOG: "
+				    "kernel.kptr_restrict=2 hides them from everyone", path);
 		if (err == -ENOMEM || err == -EFBIG || err == -E2BIG)
 			return fail(db, -err, "cannot parse %s: %s", path, strerror(-err));
 		return fail(db, -err, "cannot read %s: %s%s", path, strerror(-err),
@@ -658,16 +662,20 @@ static int kallsyms_funcs(struct ksym_db *db)
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	if (!db->kcore) {
 		err = -errno;
+		bool denied = err == -EACCES || err == -EPERM;
+		bool no_cap = denied && !ksym__capable(CAP_SYS_RAWIO);
+
 		if (db->opts.funcs_from == KSYM_FUNCS_AUTO && !db->opts.kcore_path) {
-			if (db->opts.verbose)
-				warn(db, "cannot read /proc/kcore: %s; using tracefs' function lists",
-				     strerror(-err));
+			/* a capability left out is worth a word: the slower source is used */
+			if (db->opts.verbose || (no_cap && !geteuid()))
+				warn(db, "cannot read /proc/kcore: %s%s; using tracefs' function lists",
+				     strerror(-err), no_cap ? " (CAP_SYS_RAWIO is missing)" : "");
 			return -EAGAIN;
 		}
 		return fail(db, err, "cannot read %s: %s%s",
 			    db->opts.kcore_path ? db->opts.kcore_path : "/proc/kcore", strerror(-err),
-			    err != -EACCES && err != -EPERM ? "" :
-			    geteuid() ? " (run as root)" : " (kernel lockdown?)");
+			    !denied ? "" : geteuid() ? " (run as root)" :
+			    no_cap ? " (CAP_SYS_RAWIO is missing)" : " (kernel lockdown?)");
 	}
 	db->traceability_known = true;
 	db->probe = true;
@@ -825,4 +833,19 @@ int ksym_db__load(struct ksym_db *db)
 	if (!err && need & KSYM_DB_BLACKLIST && !db->blacklist)
 		err = load_blacklist(db);
 	return err;
+}
+
+bool ksym__capable(int cap)
+{
+	unsigned long long eff;
+	char line[128];
+	bool found = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return true;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &eff) == 1;
+	fclose(f);
+	return !found || cap < 0 || cap > 63 || (eff >> cap & 1);
 }

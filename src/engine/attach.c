@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -351,8 +352,18 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 	switch (-err) {
 	case EPERM:
 	case EACCES:
-		return fail(a, err, "not permitted to attach: run as root "
-				    "(needs CAP_BPF and CAP_PERFMON)");
+		/* name what is missing: under a unit's bounding set, it is that one */
+		if (!ksym__capable(CAP_BPF) || !ksym__capable(CAP_PERFMON))
+			return fail(a, err, "not permitted to load or attach BPF programs: %s%s%s "
+				    "missing (needs CAP_BPF and CAP_PERFMON)",
+				    ksym__capable(CAP_BPF) ? "" : "CAP_BPF",
+				    !ksym__capable(CAP_BPF) && !ksym__capable(CAP_PERFMON) ? " and " : "",
+				    ksym__capable(CAP_PERFMON) ? "" : "CAP_PERFMON");
+		if (geteuid())
+			return fail(a, err, "not permitted to attach: run as root "
+					    "(needs CAP_BPF and CAP_PERFMON)");
+		return fail(a, err, "not permitted to attach, even with CAP_BPF and CAP_PERFMON "
+				    "(kernel lockdown or a security policy?)");
 	case EOPNOTSUPP:
 	case 524:	/* ENOTSUPP, kernel-internal */
 		return fail(a, err, "kernel %s has no kprobe.multi support "

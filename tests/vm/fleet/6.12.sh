@@ -73,6 +73,9 @@ bad=$(grep -c '' $CONF)
 systemctl reload ksymattach.service 2>/dev/null
 is "$?" 1 "broken config: systemctl reload fails"
 check "broken config: the journal names it by FILE:LINE" wait_until 30 sh -c "journalctl -b -u ksymattach.service -o cat | grep -q '$CONF:$bad: unknown key .moed.'"
+# past the unit's check too: a SIGHUP straight to the daemon, which checks again
+systemctl kill -s HUP ksymattach.service
+check "broken config: a SIGHUP past the check is refused by the daemon" wait_until 30 sh -c "journalctl -b -u ksymattach.service -o cat | grep -q 'reload: keeping the running config'"
 check "broken config: the daemon keeps running" systemctl is-active --quiet ksymattach.service
 is "$(link_ids | grep -c .)" "$(echo "$after" | grep -c .)" "broken config: every link stays"
 systemctl restart ksymattach.service 2>/dev/null
@@ -82,6 +85,28 @@ check "--check-config: FILE:LINE, exit 78" sh -c "ksymattach --check-config 2>&1
 cp $O/conf.good $CONF
 systemctl start ksymattach.service
 check "fixed config: the daemon starts again" systemctl is-active --quiet ksymattach.service
+
+# Least privilege: the units' four capabilities suffice (the boot unit ran under
+# them); without one, a run says which (CAP_SYS_RAWIO only costs the fast source).
+CAPS="CAP_BPF CAP_PERFMON CAP_SYSLOG CAP_SYS_RAWIO"
+mkdir -p /tmp/caps
+printf 'pattern = vfs_read\njson_dir = /tmp/caps\nprom_file =\n' > /tmp/caps.conf
+capsrun() { systemd-run --wait --pipe --quiet -p CapabilityBoundingSet="$1" -p NoNewPrivileges=yes \
+	/usr/sbin/ksymattach boot --no-cache --config /tmp/caps.conf; }
+capsrun "$CAPS" > $O/caps-all.out 2>&1
+is "$?" 0 "capabilities: the boot run works with exactly $CAPS"
+for c in $CAPS; do
+	capsrun "$(echo $CAPS | tr ' ' '\n' | grep -vx $c | tr '\n' ' ')" > $O/caps-$c.out 2>&1
+	rc=$?
+	if [ $c = CAP_SYS_RAWIO ]; then
+		check "capabilities: without $c it warns, naming it, and uses tracefs" sh -c \
+			"[ $rc -eq 0 ] && grep -q 'CAP_SYS_RAWIO is missing' $O/caps-$c.out"
+	else
+		check "capabilities: without $c it fails, naming it (rc $rc)" sh -c \
+			"[ $rc -ne 0 ] && grep -q '$c' $O/caps-$c.out"
+	fi
+	grep -h 'ksymattach' $O/caps-$c.out | head -n2 | sed "s/^/# $c: /"
+done
 
 # The package: an upgrade keeps the edited config and restarts the daemon.
 pid1=$(systemctl show -p MainPID --value ksymattach.service)

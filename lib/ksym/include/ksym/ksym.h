@@ -380,6 +380,13 @@ bool ksym_db__from_cache(const struct ksym_db *db, unsigned int which);
 uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph);
 const char *ksym_db__errmsg(const struct ksym_db *db);
 
+/*
+ * Whether this process has capability cap (<linux/capability.h>) in effect, as
+ * /proc/self/status says; for errors that name the one missing. True where it
+ * cannot tell.
+ */
+bool ksym__capable(int cap);
+
 /* glob(3)-style match of one string; exported for callers and tests. */
 bool ksym_glob_match(const char *glob, const char *str);
 /* True when glob has no wildcard, so an exact lookup can serve it. */
