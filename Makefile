@@ -233,7 +233,8 @@ fuzz: $(FUZZ_BINS)
 	OUTPUT=$(abspath $(OUTPUT)) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) prove -v --exec '' tests/fuzz/run.t
 
 .PHONY: check check-unit check-host check-vm
-check: all examples $(UNIT_BINS) $(DATA) $(FUZZ_BINS)
+# The fleet tests (tests/vm/fleet-*.t) install the package: it is built first.
+check: all examples deb $(UNIT_BINS) $(DATA) $(FUZZ_BINS)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS) tests/host/*.t tests/fuzz/run.t tests/vm/*.t
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)

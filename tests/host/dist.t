@@ -241,7 +241,7 @@ if [ -x "$D/rules" ]; then ok "debian/rules is executable"; else nok "debian/rul
 if need sh dash; then
 	succeeds "sh -n debian/ksymattach.postrm" sh -n "$D/ksymattach.postrm"
 fi
-# The postrm purge removes the state and the exported file, nothing else.
+# The postrm: remove takes the exported file, purge the state too, nothing else.
 mkdir -p "$tmp/root"
 sed -e "s|/var/|$tmp/root/var/|g; s|/run/|$tmp/root/run/|g; s|#DEBHELPER#||" "$D/ksymattach.postrm" > "$tmp/postrm"
 mkdir -p "$tmp/root/var/lib/ksymattach" "$tmp/root/run/ksymattach" "$tmp/root/var/lib/prometheus/node-exporter"
@@ -249,8 +249,8 @@ touch "$tmp/root/var/lib/ksymattach/latest.json" "$tmp/root/var/lib/prometheus/n
 	"$tmp/root/var/lib/prometheus/node-exporter/other.prom"
 sh "$tmp/postrm" remove
 is "$(cd "$tmp/root" && find . -type f | sort | tr '\n' ' ')" \
-	"./var/lib/ksymattach/latest.json ./var/lib/prometheus/node-exporter/ksymattach.prom ./var/lib/prometheus/node-exporter/other.prom " \
-	"postrm remove keeps everything"
+	"./var/lib/ksymattach/latest.json ./var/lib/prometheus/node-exporter/other.prom " \
+	"postrm remove takes ksymattach.prom only (node_exporter would serve it as this node's)"
 sh "$tmp/postrm" purge
 is "$(cd "$tmp/root" && find . | sort | tr '\n' ' ')" \
 	". ./run ./var ./var/lib ./var/lib/prometheus ./var/lib/prometheus/node-exporter ./var/lib/prometheus/node-exporter/other.prom " \

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# rootfs.sh: a Debian 12 (bookworm) root filesystem with systemd as PID 1, for the
+# tests that boot a real system (tests/vm/sysboot.sh turns it into a disk image).
+#
+#   rootfs.sh build    build the tarball once, or reuse it; prints its path
+#   rootfs.sh path     print the path the current recipe's tarball has (built or not)
+#
+# Built by mmdebstrap from Debian's archive (KSYM_MIRROR, KSYM_SECURITY_MIRROR, as in
+# scripts/pkgcache), trusting only debian-archive-keyring; /etc/apt is not used.
+# Cached as $KSYM_CACHE/rootfs/bookworm-<hash>.tar.zst, the hash taken over the
+# recipe (suite, variant, packages, RECIPE): an unchanged recipe is reused offline, a
+# changed one builds anew. The tarball is the archive as it was when built, security
+# updates included; KSYM_REFRESH=1 (as for pkgcache) builds it again. Only generic
+# content goes here; what a test VM needs (units, fstab, hostname, modules) is added
+# per image by sysboot.sh, so changing that does not rebuild this. Root only
+# (mmdebstrap's root mode: a chroot, no loop mounts).
+set -euo pipefail
+
+# Bump when the build below changes what lands in the tarball.
+RECIPE=2
+SUITE=bookworm
+VARIANT=minbase
+# systemd-sysv: /sbin/init; udev: device units (fstab, modules for devices); dbus:
+# logind and node_exporter's systemd collector; curl: /metrics from inside the guest;
+# bpftool: which links are attached; bash-completion: the completion test.
+PACKAGES=(systemd-sysv udev dbus kmod procps iproute2 curl bpftool prometheus-node-exporter
+	bash-completion)
+
+CACHE=${KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksymattach}
+MIRROR=${KSYM_MIRROR:-http://deb.debian.org/debian}
+SECMIRROR=${KSYM_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+die() { echo "rootfs.sh: $*" >&2; exit 1; }
+
+# The mirror is not part of the key: any mirror serves the same suite.
+key() { printf '%s\n' "$RECIPE" "$SUITE" "$VARIANT" "${PACKAGES[@]}" | sha256sum | cut -c1-16; }
+path() { echo "$CACHE/rootfs/$SUITE-$(key).tar.zst"; }
+
+build() {
+	local out tmp start
+	out=$(path)
+	# KSYM_REFRESH (as in pkgcache): build anew, with the archive's current updates.
+	[ -f "$out" ] && [ -z "${KSYM_REFRESH:-}" ] && { echo "$out"; return; }
+	[ "$(id -u)" -eq 0 ] || die "building the root filesystem needs root (mmdebstrap root mode)"
+	command -v mmdebstrap >/dev/null || die "mmdebstrap missing: run 'make deps'"
+	mkdir -p "$CACHE/rootfs"
+	# One builder at a time (the 6.12 and 6.1 tests may start together); whoever
+	# waited finds the tarball done.
+	exec 9> "$CACHE/rootfs/.lock"
+	flock 9
+	[ -f "$out" ] && [ -z "${KSYM_REFRESH:-}" ] && { echo "$out"; return; }
+	# Leftovers of a killed build: never renamed, so never used; just space.
+	rm -f "$CACHE"/rootfs/.build-*
+	# mmdebstrap picks the format from the name, hence the .tar.zst on the temp file.
+	tmp=$CACHE/rootfs/.build-$$.tar.zst
+	trap 'rm -f "$tmp"' EXIT
+	start=$(date +%s)
+	echo "rootfs.sh: building $out (mmdebstrap, a few minutes)" >&2
+	# The docs are left out of the rootfs's own packages only: the customize hook
+	# drops the exclusions, so a .deb a test installs is installed whole.
+	# shellcheck disable=SC2016 # $1 is the hook's, expanded by mmdebstrap's sh
+	mmdebstrap --quiet --variant="$VARIANT" --mode=root --keyring="$KEYRING" \
+		--include="$(IFS=,; echo "${PACKAGES[*]}")" \
+		--aptopt='Acquire::Languages "none"' \
+		--dpkgopt='path-exclude=/usr/share/man/*' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-exclude=/usr/share/info/*' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--customize-hook='rm -f "$1/etc/dpkg/dpkg.cfg.d/99mmdebstrap"' \
+		"$SUITE" "$tmp" \
+		"deb $MIRROR $SUITE main" \
+		"deb $MIRROR $SUITE-updates main" \
+		"deb $SECMIRROR $SUITE-security main" >&2 ||
+		die "mmdebstrap failed"
+	# A truncated archive must not become the cache.
+	zstd -tq "$tmp" || die "$tmp is corrupt"
+	mv "$tmp" "$out"
+	trap - EXIT
+	echo "rootfs.sh: built in $(($(date +%s) - start))s, $(du -h "$out" | cut -f1)" >&2
+	echo "$out"
+}
+
+case ${1:-} in
+build) [ $# -eq 1 ] || die "usage: rootfs.sh build"; build ;;
+path) [ $# -eq 1 ] || die "usage: rootfs.sh path"; path ;;
+*) die "usage: rootfs.sh build | path" ;;
+esac
