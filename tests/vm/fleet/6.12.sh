@@ -66,6 +66,17 @@ ge "$(calls_of vfs_read $STATE/daemon.json)" $((c1 + 100)) "daemon: vfs_read's c
 cp $STATE/daemon.json $O/daemon.json
 cp $PROM $O/daemon.prom
 check "daemon: the .prom carries the calls" grep -q '^ksymattach_function_calls_total{function="vfs_read",module=""} [1-9]' $PROM
+# a module's functions: none while it is not loaded, attached at the next interval
+# after it is, its group gone (and reported) once it is unloaded
+echo 'pattern = dummy:*' >> $CONF
+systemctl reload ksymattach.service
+check "module: a pattern of a module not loaded is no error" wait_until 30 sh -c "systemctl is-active --quiet ksymattach.service && journalctl -b -u ksymattach.service -o cat | grep -c '^ksymattach: reload' | grep -q 2"
+modprobe dummy
+check "module: loaded, its functions are attached at the next interval" wait_until 60 grep -q '"pattern":"dummy:\*","functions":[1-9]' $STATE/daemon.json
+rmmod dummy
+check "module: unloaded, its group is ended and reported" wait_until 60 sh -c "grep -q '\"last_change\":\"modules changed: .*modules unloaded' $STATE/daemon.json && ! grep -q '\"pattern\":\"dummy' $STATE/daemon.json"
+check "module: the daemon runs on" systemctl is-active --quiet ksymattach.service
+grep -o '"last_change":"[^"]*"' $STATE/daemon.json | sed 's/^/# /'
 # a broken config: reload keeps the running one, a fresh start fails, FILE:LINE said
 cp $CONF $O/conf.good
 echo 'moed = session' >> $CONF
