@@ -280,9 +280,14 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 	db->phase_ns[KSYM_PH_PARSE] += st.parse_ns;
 	if (!*out) {
 		err = -errno;
+		/* the live file's zeros have a cause here; a captured one's, at capture */
+		if (st.all_zero && strncmp(path, "/proc/", 6))
+			return fail(db, EPERM, "%s shows only zero addresses: captured without "
+				    "CAP_SYSLOG (run as root) or under kernel.kptr_restrict=2", path);
 		if (st.all_zero && !ksym__capable(CAP_SYSLOG))
 			return fail(db, EPERM, "%s shows only zero addresses: CAP_SYSLOG is missing "
-				    "(kernel.kptr_restrict shows addresses only with it)", path);
+				    "(run as root; kernel.kptr_restrict shows addresses only with it)",
+				    path);
 		if (st.all_zero)
 			return fail(db, EPERM, "%s shows only zero addresses, even with CAP_SYSLOG: "
 				    "kernel.kptr_restrict=2 hides them from everyone", path);

@@ -75,7 +75,7 @@ is "$(cat "$tmp/err")" "ksymattach: warning: $tmp/garbage: 3 malformed lines ski
 	"malformed lines reported with their line numbers"
 printf '0000000000000000 T vfs_read\n0000000000000000 T vfs_write\n' > "$tmp/zero"
 printf 'vfs_read\nvfs_write\n' > "$tmp/funcs"
-err "kallsyms with hidden addresses" 1 "only zero addresses: run as root" \
+err "kallsyms with hidden addresses" 1 "only zero addresses: captured without CAP_SYSLOG (run as root)" \
 	"$K" -p 'vfs_*' --funcs "$tmp/funcs" --kallsyms "$tmp/zero"
 err "no pattern" 64 "no function pattern given" "$K"
 : > "$tmp/empty"
@@ -93,6 +93,17 @@ err "bad source" 64 "invalid source 'foo' (kallsyms or tracefs)" "$K" -p x --sou
 err "kcore check of a kallsyms file" 1 "traceability from kcore needs the live /proc/kallsyms" \
 	"$K" -l -p 'vfs_*' --source kallsyms --kallsyms "$D/6.12/kallsyms"
 err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1
+# resolve: one address a line, what the list says; the JSON lists them with names.
+A612=$D/6.12/available_filter_functions_addrs
+"$K" resolve 'vfs_*' 'ksys_read' --funcs-addrs "$A612" > "$tmp/addrs" 2> "$tmp/err"
+is "$?:$(cat "$tmp/err")" "0:" "resolve: exit 0, nothing on stderr"
+is "$(cat "$tmp/addrs")" "$(awk '$2 ~ /^vfs_/ || $2 == "ksys_read" { print "0x" $1 }' "$A612" | sort -u)" \
+	"resolve: every address of the list's vfs_* and ksys_read, one a line, in order"
+is "$("$K" resolve 'vfs_read' --funcs-addrs "$A612" -o json | json 'print $j->{functions}[0]{name}' /dev/stdin)" \
+	"vfs_read" "resolve -o json: names beside the addresses"
+err "resolve without a pattern" 64 "no function pattern given" "$K" resolve
+err "resolve, nothing matches" 1 "no traceable function matches 'nosuch_*'" \
+	"$K" resolve 'nosuch_*' --funcs-addrs "$A612"
 # The benchmarks run and measure what they claim (short runs on captured data).
 "$K" bench "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/bench.json" 2> "$tmp/bench.err"
 is "$?:$(json 'my ($i) = @{$j->{inputs}}; print scalar @{$i->{rows}}, ",", $i->{symbols}' "$tmp/bench.json")" \
