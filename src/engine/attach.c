@@ -530,6 +530,24 @@ static bool have_kprobes(void)
 	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK);
 }
 
+/*
+ * Debian's kernels add kernel.perf_event_paranoid=3 (their default), under
+ * which perf_event_open(), and so every classic kprobe, needs CAP_SYS_ADMIN:
+ * CAP_PERFMON is not enough there.
+ */
+static bool kprobes_need_admin(void)
+{
+	int level = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 0;
+		fclose(f);
+	}
+	return level > 2 && !ksym__capable(CAP_SYS_ADMIN);
+}
+
 /* One classic kprobe per function, by address, through the perf kprobe PMU. */
 static int attach_kprobes(struct kattach *a)
 {
@@ -577,7 +595,12 @@ static int attach_kprobes(struct kattach *a)
 			exclude(a, &a->targets[i], errno);
 			continue;
 		}
-		err = l ? push_link(a, l) : attach_error(a, -errno, 1);
+		if (!l && (errno == EACCES || errno == EPERM) && kprobes_need_admin())
+			err = fail(a, -errno, "classic kprobes refused: kernel.perf_event_paranoid=3 "
+				   "(a Debian kernel's) allows perf_event_open only with CAP_SYS_ADMIN, "
+				   "which is missing");
+		else
+			err = l ? push_link(a, l) : attach_error(a, -errno, 1);
 	}
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
 	if (!err && a->excluded == a->target_cnt)

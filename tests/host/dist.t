@@ -102,7 +102,7 @@ if need systemd-analyze systemd; then
 	for u in ksymattach-boot.service ksymattach.service; do
 		bad=$(grep -E '^(ProtectKernelTunables|ProtectKernelLogs|PrivateDevices)=(yes|true|1|on)|^ProcSubset=pid|^PrivateUsers=(yes|true|1|on)' "$S/$u")
 		is "${bad:-none}" none "$u: nothing that hides kallsyms/kcore or drops a needed capability"
-		is "$(sed -n 's/^CapabilityBoundingSet=//p' "$S/$u")" "CAP_BPF CAP_PERFMON CAP_SYSLOG CAP_SYS_RAWIO" \
+		is "$(sed -n 's/^CapabilityBoundingSet=//p' "$S/$u")" "CAP_BPF CAP_PERFMON CAP_SYSLOG CAP_SYS_RAWIO CAP_SYS_ADMIN" \
 			"$u: bounding set"
 		is "$(sed -n 's/^SystemCallFilter=//p' "$S/$u")" "@system-service bpf perf_event_open" "$u: syscall filter"
 		is "$(sed -n 's/^UMask=//p' "$S/$u")" 0022 "$u: UMask 0022 (the .prom file readable by prometheus)"
