@@ -61,6 +61,11 @@ enum kattach_phase {
 	KATTACH_PH_CNT,
 };
 
+/*
+ * The pointers in the opts (patterns, excludes, skip_addrs, sources) are read
+ * by kattach__resolve() and kattach__attach() only: they must live until those
+ * return, not as long as the kattach.
+ */
 struct kattach_opts {
 	size_t sz;		/* sizeof(struct kattach_opts) */
 	const char *const *patterns;	/* globs or exact names, "mod:name" allowed */
