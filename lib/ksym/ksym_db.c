@@ -291,7 +291,10 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 		if (st.all_zero)
 			return fail(db, EPERM, "%s shows only zero addresses, even with CAP_SYSLOG: "
 				    "kernel.kptr_restrict=2 hides them from everyone", path);
-		if (err == -ENOMEM || err == -EFBIG || err == -E2BIG)
+		if (err == -EFBIG)
+			return fail(db, EFBIG, "%s: larger than %u MiB (no kernel's is): not a "
+				    "symbol file, or one that never ends", path, KSYM_INPUT_MAX >> 20);
+		if (err == -ENOMEM || err == -E2BIG)
 			return fail(db, -err, "cannot parse %s: %s", path, strerror(-err));
 		return fail(db, -err, "cannot read %s: %s%s", path, strerror(-err),
 			    err != -EACCES && err != -EPERM ? "" :

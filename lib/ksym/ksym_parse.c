@@ -53,6 +53,10 @@ int ksym__read_file(const char *path, char **bufp, size_t *lenp)
 		if (n == 0)
 			break;
 		len += n;
+		if (len > KSYM_INPUT_MAX) {
+			err = -EFBIG;
+			goto err;
+		}
 	}
 	close(fd);
 	buf[len] = '\0';
@@ -205,6 +209,8 @@ struct parser {
 	size_t out;		/* strings kept so far: t->buf[0, out) */
 	char *carry;		/* a line split between two pieces fed */
 	size_t carry_len, carry_cap;
+	bool overlong;		/* in a line past KSYM_LINE_MAX: dropped up to its end */
+	size_t fed;		/* bytes fed so far: KSYM_INPUT_MAX bounds them */
 	size_t lineno;
 	size_t mod_cap;
 	uint16_t last_mod;	/* consecutive lines share a module: skip the search */
@@ -613,6 +619,11 @@ static int parse_span(struct parser *ps, const char *s, const char *end, bool eo
 		ps->lineno++;
 		if (skip_sep(s, le) == le)	/* blank line */
 			continue;
+		/* as the piece loader, which does not keep such a line, sees it */
+		if (le - s > KSYM_LINE_MAX) {
+			bad_line(ps->st, ps->lineno);
+			continue;
+		}
 		/* "%px %c %s": a symbol left out is recognised by its first columns */
 		if ((ps->text_only || ps->prefixes || ps->names) && ps->fmt == KSYM_FMT_KALLSYMS &&
 		    le - s > 19 && s[16] == ' ' && s[18] == ' ' && hexval[(unsigned char)s[0]] >= 0 &&
@@ -664,25 +675,44 @@ static int parse_piece(struct parser *ps, const char *s, size_t len, bool eof)
 	size_t take;
 	int err;
 
-	if (ps->carry_len) {
+	ps->fed += len;
+	if (ps->fed > KSYM_INPUT_MAX)
+		return -EFBIG;
+	if (ps->carry_len || ps->overlong) {
 		nl = len ? memchr(s, '\n', len) : NULL;
 		take = nl ? (size_t)(nl + 1 - s) : len;
-		err = carry_add(ps, s, take);
+		/* (its '\n' not counted) */
+		if (!ps->overlong && ps->carry_len + take - (nl != NULL) > KSYM_LINE_MAX) {
+			ps->overlong = true;	/* no real line is this long */
+			ps->carry_len = 0;
+		}
+		err = ps->overlong ? 0 : carry_add(ps, s, take);
 		if (err)
 			return err;
 		s += take;
 		if (!nl && !eof)
 			return 0;
-		/* one line, whole: at its '\n', or the file's unterminated last */
-		err = parse_span(ps, ps->carry, ps->carry + ps->carry_len, true, &rest);
-		ps->carry_len = 0;
-		if (err)
-			return err;
+		if (ps->overlong) {
+			ps->overlong = false;
+			bad_line(ps->st, ++ps->lineno);
+		} else {
+			/* one line, whole: at its '\n', or the file's unterminated last */
+			err = parse_span(ps, ps->carry, ps->carry + ps->carry_len, true, &rest);
+			ps->carry_len = 0;
+			if (err)
+				return err;
+		}
 	}
 	if (s == end)
 		return 0;
 	err = parse_span(ps, s, end, eof, &rest);
-	return err ? err : carry_add(ps, rest, end - rest);
+	if (err)
+		return err;
+	if (end - rest > KSYM_LINE_MAX) {
+		ps->overlong = true;
+		return 0;
+	}
+	return carry_add(ps, rest, end - rest);
 }
 
 static void parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,

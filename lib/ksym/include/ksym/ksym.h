@@ -107,6 +107,16 @@ struct ksym_parse_opts {
 	size_t name_cnt;
 };
 
+/*
+ * Bounds on any input, far above any real kernel's (a 6.12 /proc/kallsyms with
+ * modules is 7 MiB, its longest line under 600 bytes): a larger file, or one
+ * that never ends (a device, a FIFO that keeps writing), fails with -EFBIG
+ * once this much is read; a longer line is malformed and skipped without
+ * being held in memory.
+ */
+#define KSYM_INPUT_MAX (256u << 20)
+#define KSYM_LINE_MAX 4096
+
 /* Read a whole file (works for procfs/tracefs files that report size 0). */
 int ksym__read_file(const char *path, char **buf, size_t *len);
 
