@@ -196,17 +196,31 @@ usage_error(struct argp_state *state, const char *fmt, ...)
 	exit(64);
 }
 
+static void add_pattern(struct argp_state *state, const char *arg)
+{
+	if (env.pattern_cnt == MAX_PATTERNS)
+		usage_error(state, "at most %d patterns", MAX_PATTERNS);
+	if (!*arg)
+		usage_error(state, "empty pattern");
+	env.patterns[env.pattern_cnt++] = arg;
+}
+
+static const struct {
+	const char *name;
+	enum command cmd;
+} commands[] = {
+	{ "sym", CMD_SYM },		{ "addr", CMD_ADDR },	{ "bench", CMD_BENCH },
+	{ "resolve", CMD_RESOLVE },	{ "complete", CMD_COMPLETE },
+	{ "boot", CMD_BOOT },		{ "daemon", CMD_DAEMON },
+};
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	char *end;
 
 	switch (key) {
 	case 'p':
-		if (env.pattern_cnt == MAX_PATTERNS)
-			usage_error(state, "at most %d patterns", MAX_PATTERNS);
-		if (!*arg)
-			usage_error(state, "empty pattern");
-		env.patterns[env.pattern_cnt++] = arg;
+		add_pattern(state, arg);
 		break;
 	case 'd':
 		errno = 0;
@@ -322,20 +336,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0 && !env.pattern_cnt) {
-			if (!strcmp(arg, "sym"))
-				env.cmd = CMD_SYM;
-			else if (!strcmp(arg, "addr"))
-				env.cmd = CMD_ADDR;
-			else if (!strcmp(arg, "bench"))
-				env.cmd = CMD_BENCH;
-			else if (!strcmp(arg, "resolve"))
-				env.cmd = CMD_RESOLVE;
-			else if (!strcmp(arg, "complete"))
-				env.cmd = CMD_COMPLETE;
-			else if (!strcmp(arg, "boot"))
-				env.cmd = CMD_BOOT;
-			else if (!strcmp(arg, "daemon"))
-				env.cmd = CMD_DAEMON;
+			size_t i;
+
+			for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+				if (!strcmp(arg, commands[i].name))
+					break;
+			if (i < sizeof(commands) / sizeof(commands[0]))
+				env.cmd = commands[i].cmd;
 			else if (env.cmd == CMD_CHECK_CONFIG && !env.config)
 				env.config = arg;
 			else
@@ -354,11 +361,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (env.cmd == CMD_ATTACH)
 			usage_error(state, "unexpected argument '%s'", arg);
 		if (env.cmd == CMD_RESOLVE) {
-			if (env.pattern_cnt == MAX_PATTERNS)
-				usage_error(state, "at most %d patterns", MAX_PATTERNS);
-			if (!*arg)
-				usage_error(state, "empty pattern");
-			env.patterns[env.pattern_cnt++] = arg;
+			add_pattern(state, arg);
 			break;
 		}
 		if (env.arg_cnt == MAX_ARGS)

@@ -92,7 +92,7 @@ static void histogram(FILE *f, const char *name, const struct prom_fn *fn,
 	fprintf(f, " %" PRIu64 "\n", cum);
 }
 
-static void stat_add(struct ksa_stat *sum, const struct ksa_stat *st)
+void prom__stat_add(struct ksa_stat *sum, const struct ksa_stat *st)
 {
 	int b;
 
@@ -101,6 +101,34 @@ static void stat_add(struct ksa_stat *sum, const struct ksa_stat *st)
 	sum->lat_sum_ns += st->lat_sum_ns;
 	for (b = 0; b < KSA_LAT_SLOTS; b++)
 		sum->lat_log2[b] += st->lat_log2[b];
+}
+
+int prom__view_of(struct prom_view *v, const struct kattach *a, struct prom_fn **fns)
+{
+	const struct kattach_target *t = kattach__targets(a);
+	size_t n = kattach__target_cnt(a), i, k = 0;
+	int ph;
+
+	*fns = calloc(n + 1, sizeof(**fns));
+	if (!*fns)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!(t[i].flags & KATTACH_F_EXCLUDED))
+			(*fns)[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
+	v->mode = kattach__mode_name(kattach__mode(a));
+	v->resolver = kattach__resolver_name(kattach__resolver(a));
+	v->source = kattach__source(a);
+	v->session = kattach__mode(a) == KATTACH_SESSION;
+	v->fallback = kattach__fell_back(a);
+	v->matched = n;
+	v->attached = kattach__attached_cnt(a);
+	v->excluded = kattach__excluded_cnt(a);
+	v->links = kattach__link_cnt_total(a);
+	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
+		v->phase_ns[ph] = kattach__phase_ns(a, ph);
+	v->fns = *fns;
+	v->fn_cnt = k;
+	return 0;
 }
 
 static int by_calls(const void *x, const void *y)
@@ -133,9 +161,9 @@ int prom__write(FILE *f, const struct prom_view *v)
 	}
 	qsort(s, v->fn_cnt, sizeof(*s), by_calls);
 	for (i = 0; i < v->fn_cnt; i++) {
-		stat_add(&all, &s[i]->stat);
+		prom__stat_add(&all, &s[i]->stat);
 		if (i >= top)
-			stat_add(&rest, &s[i]->stat);
+			prom__stat_add(&rest, &s[i]->stat);
 	}
 
 	header(f, "ksymattach_build_info", "gauge",

@@ -42,6 +42,14 @@ struct prom_view {
 
 /* The attach stall a resolver causes: read, parse, index, match, load, attach. */
 uint64_t prom__stall_ns(const uint64_t *phase_ns);
+/* sum += st, field by field: views merge and sum counters. */
+void prom__stat_add(struct ksa_stat *sum, const struct ksa_stat *st);
+/*
+ * One run's view: the fields a kattach has, and its attached functions in
+ * *fns (free() it), each without a series of its own. The caller sets the
+ * rest (versions, top, threshold, ...). 0 or -ENOMEM.
+ */
+int prom__view_of(struct prom_view *v, const struct kattach *a, struct prom_fn **fns);
 /* Writes the exposition; 0, or -errno (from the stream, or ENOMEM). */
 int prom__write(FILE *f, const struct prom_view *v);
 

@@ -56,37 +56,18 @@ static void print_hist(FILE *f, const struct kattach_target *t)
 
 static int print_prom(FILE *f, const struct kattach *a, const struct report_opts *o)
 {
-	const struct kattach_target *t = kattach__targets(a);
-	size_t n = kattach__target_cnt(a), i, k = 0;
-	struct prom_fn *fns = calloc(n + 1, sizeof(*fns));
 	struct prom_view v = {
 		.sz = sizeof(v),
 		.version = o->version,
 		.kernel = o->kernel,
-		.mode = kattach__mode_name(kattach__mode(a)),
-		.resolver = kattach__resolver_name(kattach__resolver(a)),
-		.source = kattach__source(a),
-		.session = kattach__mode(a) == KATTACH_SESSION,
-		.fallback = kattach__fell_back(a),
-		.matched = n,
-		.attached = kattach__attached_cnt(a),
-		.excluded = kattach__excluded_cnt(a),
-		.links = kattach__link_cnt_total(a),
 		.boot_stall_s = -1,
-		.top = o->top ? o->top : n,
+		.top = o->top ? o->top : kattach__target_cnt(a),
 	};
-	int ph, err;
+	struct prom_fn *fns;
+	int err = prom__view_of(&v, a, &fns);
 
-	if (!fns)
-		return -ENOMEM;
-	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
-		v.phase_ns[ph] = kattach__phase_ns(a, ph);
-	for (i = 0; i < n; i++)
-		if (!(t[i].flags & KATTACH_F_EXCLUDED))
-			fns[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
-	v.fns = fns;
-	v.fn_cnt = k;
-	err = prom__write(f, &v);
+	if (!err)
+		err = prom__write(f, &v);
 	free(fns);
 	return err;
 }

@@ -55,39 +55,20 @@ struct prom_ctx {
 static int fill_prom(FILE *f, void *ctx)
 {
 	const struct prom_ctx *p = ctx;
-	const struct kattach_target *t = kattach__targets(p->a);
-	size_t n = kattach__target_cnt(p->a), i, k = 0;
-	struct prom_fn *fns = calloc(n + 1, sizeof(*fns));
 	struct prom_view v = {
 		.sz = sizeof(v),
 		.version = p->o->version,
 		.kernel = p->o->kernel,
-		.mode = kattach__mode_name(kattach__mode(p->a)),
-		.resolver = kattach__resolver_name(kattach__resolver(p->a)),
-		.source = kattach__source(p->a),
-		.session = kattach__mode(p->a) == KATTACH_SESSION,
-		.fallback = kattach__fell_back(p->a),
-		.matched = n,
-		.attached = kattach__attached_cnt(p->a),
-		.excluded = kattach__excluded_cnt(p->a),
-		.links = kattach__link_cnt_total(p->a),
 		.boot_stall_s = p->stall_s,
 		.stall_threshold_s = p->c->stall_threshold_s,
 		.updated_s = service__unix_now(),
 		.top = p->c->top,
 	};
-	int ph, err;
+	struct prom_fn *fns;
+	int err = prom__view_of(&v, p->a, &fns);
 
-	if (!fns)
-		return -ENOMEM;
-	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
-		v.phase_ns[ph] = kattach__phase_ns(p->a, ph);
-	for (i = 0; i < n; i++)
-		if (!(t[i].flags & KATTACH_F_EXCLUDED))
-			fns[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
-	v.fns = fns;
-	v.fn_cnt = k;
-	err = prom__write(f, &v);
+	if (!err)
+		err = prom__write(f, &v);
 	free(fns);
 	return err;
 }

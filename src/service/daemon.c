@@ -66,17 +66,6 @@ struct daemon {
 	struct ksym_db_opts dbo;
 };
 
-static void stat_add(struct ksa_stat *sum, const struct ksa_stat *st)
-{
-	int b;
-
-	sum->calls += st->calls;
-	sum->returns += st->returns;
-	sum->lat_sum_ns += st->lat_sum_ns;
-	for (b = 0; b < KSA_LAT_SLOTS; b++)
-		sum->lat_log2[b] += st->lat_log2[b];
-}
-
 static int rehash(struct daemon *d, size_t cap)
 {
 	ENTRY e, *r;
@@ -161,7 +150,7 @@ static void group_end(struct daemon *d, struct group *g)
 			f = fn_get(d, t[i].name, t[i].module);
 			if (!f)
 				continue;
-			stat_add(&f->carried, &t[i].stat);
+			prom__stat_add(&f->carried, &t[i].stat);
 			memset(&f->live, 0, sizeof(f->live));
 		}
 	}
@@ -600,7 +589,7 @@ static int report(struct daemon *d)
 		if (f->seen != d->view)
 			continue;
 		w.fns[k] = (struct prom_fn){ f->name, f->module, f->carried, f->series };
-		stat_add(&w.fns[k].stat, &f->live);
+		prom__stat_add(&w.fns[k].stat, &f->live);
 		k++;
 	}
 	w.fn_cnt = k;
