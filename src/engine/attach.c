@@ -276,6 +276,46 @@ static int target_cmp(const void *x, const void *y)
 
 #define BATCH_MIN_NAMES 16
 
+static bool have_kprobes(void);
+static const char *release(void);
+
+/*
+ * Whether this kernel can probe a function at all: a kprobe PMU (classic
+ * kprobes), or fprobe (kprobe.multi), which its own symbols tell. Asked first,
+ * so that a kernel without either says so, not whichever file fails next.
+ */
+static bool kernel_can_probe(void)
+{
+	static const char *const fprobe[] = { "register_fprobe" };
+	struct ksym_parse_opts po = { .sz = sizeof(po), .names = fprobe, .name_cnt = 1 };
+	struct ksym_table *t;
+	bool found;
+
+	if (have_kprobes())
+		return true;
+	t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
+	if (!t)
+		return true;	/* cannot tell: let the attach say what fails */
+	found = ksym_table__cnt(t) > 0;
+	ksym_table__free(t);
+	return found;
+}
+
+static int no_probes(struct kattach *a)
+{
+	return fail(a, EOPNOTSUPP, "kernel %s has no kprobes at all (no kprobe PMU, no fprobe: "
+				   "CONFIG_KPROBES and CONFIG_FPROBE are off): nothing can be "
+				   "attached here", release());
+}
+
+static bool live_sources(const struct kattach *a)
+{
+	const struct ksym_db_opts *s = a->opts.sources;
+
+	return !s || !(s->kallsyms_path || s->system_map_path || s->vmlinux_path ||
+		       s->funcs_path || s->funcs_addrs_path);
+}
+
 int kattach__resolve(struct kattach *a)
 {
 	struct collect_ctx c = { .a = a };
@@ -286,6 +326,9 @@ int kattach__resolve(struct kattach *a)
 
 	if (!a->opts.pattern_cnt)
 		return fail(a, EINVAL, "no pattern given (-p GLOB)");
+	/* the live kernel's files would fail for want of what it lacks: say that */
+	if (!a->opts.list_only && live_sources(a) && !kernel_can_probe())
+		return no_probes(a);
 	err = load_funcs(a);
 	if (err)
 		return err;
@@ -694,6 +737,8 @@ static int attach_all(struct kattach *a)
 
 	if (!a->target_cnt)
 		return a->opts.allow_empty ? 0 : fail(a, EINVAL, "nothing to attach");
+	if (!kernel_can_probe())
+		return no_probes(a);
 	err = check_session(a);
 	if (err)
 		return err;
