@@ -568,6 +568,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = sig_handler };
 	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
 	struct query_opts qo = { .sz = sizeof(qo) };
+	const char *kernel;
 	struct utsname u;
 	int err;
 
@@ -616,8 +617,11 @@ int main(int argc, char **argv)
 		env.list = true;
 		env.compare = false;
 	}
+	/* symbols from a file are that file's kernel's, not necessarily this one */
+	kernel = env.kallsyms || env.system_map || env.vmlinux || env.funcs || env.funcs_addrs ?
+		 NULL : u.release;
 	if (env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE)
-		return run_attach(u.release, &dbo);
+		return run_attach(kernel, &dbo);
 	if (env.cmd == CMD_BENCH) {
 		struct bench_opts bo = {
 			.sz = sizeof(bo),
@@ -649,7 +653,7 @@ int main(int argc, char **argv)
 		return bench__run(&bo);
 	}
 	qo.format = env.format;
-	qo.kernel = u.release;
+	qo.kernel = kernel;
 	qo.db = &dbo;
 	if (env.cmd == CMD_SYM)
 		return query__sym(env.args, env.arg_cnt, &qo);

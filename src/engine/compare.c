@@ -104,7 +104,7 @@ static void print_text(const struct compare_opts *o, int n)
 	printf("compare on %s: %zu functions, %zu link%s each, kprobe.%s, %d rounds\n"
 	       "milliseconds, median [min-max]; libbpf resolves inside its attach call;\n"
 	       "res+att = read+parse+index+match+attach, the stall a resolver causes\n\n",
-	       o->kernel, rows[0].targets, rows[0].links, rows[0].links == 1 ? "" : "s",
+	       o->kernel ? o->kernel : "(symbols from a file)", rows[0].targets, rows[0].links, rows[0].links == 1 ? "" : "s",
 	       kattach__mode_name(o->attach->mode), n);
 	printf("%-8s", "PHASE");
 	for (i = 0; i < NROWS; i++)

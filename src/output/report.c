@@ -183,7 +183,8 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 	}
 	fprintf(f, "kernel %s: %zu functions matched, %zu attached in %zu link%s "
 		   "(%s, resolver %s)\n",
-		o->kernel, n, kattach__attached_cnt(a), kattach__link_cnt_total(a),
+		o->kernel ? o->kernel : "(symbols from a file)", n, kattach__attached_cnt(a),
+		kattach__link_cnt_total(a),
 		kattach__link_cnt_total(a) == 1 ? "" : "s",
 		kattach__fell_back(a) ? "kprobe" : kattach__mode(a) == KATTACH_SESSION
 		? "kprobe.session" : "kprobe.multi", kattach__resolver_name(kattach__resolver(a)));

@@ -11,7 +11,7 @@
 struct report_opts {
 	size_t sz;
 	enum report_format format;
-	const char *kernel;	/* release string */
+	const char *kernel;	/* release string; NULL: symbols from a file, no kernel's */
 	const char *version;	/* ksymattach's, for build_info */
 	bool list_only;		/* resolved, not attached: no hit counts */
 	size_t top;		/* text: functions shown, 0 = all */

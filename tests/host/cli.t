@@ -98,6 +98,11 @@ err "bad source" 64 "invalid source 'foo' (kallsyms or tracefs)" "$K" -p x --sou
 err "kcore check of a kallsyms file" 1 "traceability from kcore needs the live /proc/kallsyms" \
 	"$K" -l -p 'vfs_*' --source kallsyms --kallsyms "$D/6.12/kallsyms"
 err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1
+# Symbols from files are the files' kernel's: no report claims this one's release.
+is "$(json 'print defined $j->{kernel} ? $j->{kernel} : "null"' "$tmp/list.json")" "null" \
+	"symbols from a file: the JSON's kernel is null, not $(uname -r)"
+is "$("$K" sym vfs_read --kallsyms "$D/6.12/kallsyms" -o json 2>/dev/null | json 'print defined $j->{kernel} ? 1 : 0' /dev/stdin)" \
+	0 "sym from a kallsyms file: kernel null"
 # resolve: one address a line, what the list says; the JSON lists them with names.
 A612=$D/6.12/available_filter_functions_addrs
 "$K" resolve 'vfs_*' 'ksys_read' --funcs-addrs "$A612" > "$tmp/addrs" 2> "$tmp/err"
