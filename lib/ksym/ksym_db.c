@@ -265,7 +265,7 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 {
 	struct ksym_parse_stats st = {};
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
-				      .index = index };
+				      .index = index, .stop = db->opts.stop };
 	int err;
 
 	if (filter) {
@@ -291,6 +291,8 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 		if (st.all_zero)
 			return fail(db, EPERM, "%s shows only zero addresses, even with CAP_SYSLOG: "
 				    "kernel.kptr_restrict=2 hides them from everyone", path);
+		if (err == -EINTR)
+			return fail(db, EINTR, "interrupted while reading %s", path);
 		if (err == -EFBIG)
 			return fail(db, EFBIG, "%s: larger than %u MiB (no kernel's is): not a "
 				    "symbol file, or one that never ends", path, KSYM_INPUT_MAX >> 20);
@@ -390,6 +392,10 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 	/* call targets are checked against every symbol, not a pattern's share */
 	db->funcs = (struct ksym_table *)cand;
 	for (i = 0; i < n && !err; i++) {
+		if (db->opts.stop && *db->opts.stop) {
+			err = -EINTR;
+			break;
+		}
 		ksym_table__at(cand, i, &s);
 		err = ksym_db__ftrace_loc(db, &s, &loc);
 		if (err <= 0)

@@ -210,6 +210,7 @@ struct parser {
 	char *carry;		/* a line split between two pieces fed */
 	size_t carry_len, carry_cap;
 	bool overlong;		/* in a line past KSYM_LINE_MAX: dropped up to its end */
+	const volatile sig_atomic_t *stop;
 	size_t fed;		/* bytes fed so far: KSYM_INPUT_MAX bounds them */
 	size_t lineno;
 	size_t mod_cap;
@@ -678,6 +679,8 @@ static int parse_piece(struct parser *ps, const char *s, size_t len, bool eof)
 	ps->fed += len;
 	if (ps->fed > KSYM_INPUT_MAX)
 		return -EFBIG;
+	if (ps->stop && *ps->stop)
+		return -EINTR;
 	if (ps->carry_len || ps->overlong) {
 		nl = len ? memchr(s, '\n', len) : NULL;
 		take = nl ? (size_t)(nl + 1 - s) : len;
@@ -734,6 +737,8 @@ static void parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
 		ps->want = opts->names;
 		ps->want_cnt = opts->name_cnt;
 	}
+	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, stop) + sizeof(void *))
+		ps->stop = opts->stop;
 	memset(ps->st, 0, sizeof(*ps->st));
 }
 

@@ -169,6 +169,7 @@ static int load_funcs(struct kattach *a)
 	dbo.allow_unknown_traceability = o->list_only;
 	dbo.patterns = o->patterns;
 	dbo.pattern_cnt = o->pattern_cnt;
+	dbo.stop = o->stop;
 	a->db = ksym_db__new(&dbo);
 	if (!a->db)
 		return fail(a, ENOMEM, "out of memory");
@@ -233,6 +234,8 @@ static int add_target(const struct ksym *sym, void *ctx)
 
 	if (sym->flags & KSYM_F_UNRESOLVED)
 		return 0;
+	if (a->opts.stop && *a->opts.stop)
+		return fail(a, EINTR, "interrupted while resolving");
 	/* matched, but no target: it does not count as a match either */
 	if (a->opts.exclude_cnt && excluded_by_opts(a, sym, sym->addr)) {
 		c->matched++;

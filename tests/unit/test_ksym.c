@@ -1023,6 +1023,17 @@ static void test_bounds(void **state)
 	assert_int_equal(st.bad_line[0], 2);
 	assert_int_equal(st.bad_line[1], 4);
 	ksym_table__free(t);
+	/* a signal's flag stops a load, an endless one too, at the next piece */
+	{
+		static volatile sig_atomic_t stop = 1;
+
+		o.stop = &stop;
+		errno = 0;
+		assert_null(ksym_table__load(KSYM_FMT_KALLSYMS, path, &o));
+		assert_int_equal(errno, EINTR);
+		assert_null(ksym_table__load(KSYM_FMT_KALLSYMS, "/dev/zero", &o));
+		assert_int_equal(errno, EINTR);
+	}
 	unlink(path);
 }
 

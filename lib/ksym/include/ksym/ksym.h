@@ -22,6 +22,7 @@
 #ifndef KSYM_H
 #define KSYM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,6 +106,11 @@ struct ksym_parse_opts {
 	 */
 	const char *const *names;
 	size_t name_cnt;
+	/*
+	 * Nonzero (a signal handler's flag) stops a load between two pieces of
+	 * the file: NULL with errno EINTR, within a piece's read and parse.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /*
@@ -352,6 +358,8 @@ struct ksym_db_opts {
 	 * cached.
 	 */
 	const char *kcore_path;
+	/* As ksym_parse_opts.stop, for every file the load reads: -EINTR. */
+	const volatile sig_atomic_t *stop;
 	/*
 	 * FUNCS from the cache or not at all (-ENOENT): for callers that must
 	 * answer in milliseconds, such as shell completion, and would rather
