@@ -264,6 +264,11 @@ bench-model: all $(DATA)
 bench-vm: all
 	OUTPUT=$(OUTPUT) tests/vm/bench.sh 6.12
 
+# The daemon soak (docs/reliability.md): SOAK_MINUTES (10) under load and reloads.
+.PHONY: soak
+soak: all
+	OUTPUT=$(OUTPUT) tests/vm/soak.sh $(or $(SOAK_MINUTES),10)
+
 # Re-capture the guests' symbol files into tests/data (commit the result).
 .PHONY: fixtures
 fixtures:

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# soak.sh [MINUTES]: the daemon soak (a longer run, not in make check): in the 6.12
+# guest, `ksymattach daemon` under a steady syscall load for MINUTES (default 10),
+# reloaded every 10 s with one of two configs in turn, while a reader checks every
+# version of its outputs. Prints the daemon's RSS, open fds and BPF links at the
+# start and the end; fails when a counter went backwards, an output was ever seen
+# incomplete, or the daemon died. `make soak` runs it.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+OUTPUT=${OUTPUT:-$top/build}
+case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
+mins=${1:-10}
+share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
+mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$share/bin/"
+cat > "$share/job" <<JOB
+mins=$mins
+JOB
+cat >> "$share/job" <<'JOB'
+K=/host/bin/ksymattach
+D=/tmp/soak; mkdir -p $D/out
+printf 'pattern = vfs_*\npattern = ksys_*\ninterval = 1s\njson_dir = %s/out\nprom_file = %s/out/k.prom\n' $D $D > $D/a.conf
+printf 'pattern = vfs_*\npattern = do_sys_*\nexclude = vfs_fsync*\ninterval = 1s\njson_dir = %s/out\nprom_file = %s/out/k.prom\n' $D $D > $D/b.conf
+cp $D/a.conf $D/k.conf
+$K daemon --config $D/k.conf > $D/d.out 2> $D/d.err &
+pid=$!
+i=0
+while [ ! -s $D/out/daemon.json ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+sample() { echo "$1: rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/$pid/status) fds=$(ls /proc/$pid/fd | wc -l) links=$(bpftool link show | grep -c kprobe_multi)"; }
+sample start
+# load: reads and writes all the time
+( while :; do dd if=/dev/zero of=/dev/null bs=512 count=2000 2>/dev/null; done ) &
+load=$!
+# the reader: every version whole, vfs_read's count never smaller than before
+( prev=0; bad=0; back=0; seen=0
+  while [ ! -e $D/stop ]; do
+	j=$(cat $D/out/daemon.json); p=$(cat $D/out/k.prom)
+	case $j in *']}') ;; *) bad=$((bad + 1)) ;; esac
+	case $p in *ksymattach_report_interval_seconds*) ;; *) bad=$((bad + 1)) ;; esac
+	c=$(echo "$j" | grep -o '"name":"vfs_read","module":null,"calls":[0-9]*' | sed 's/.*://')
+	if [ -n "$c" ]; then
+		[ "$c" -ge "$prev" ] || back=$((back + 1))
+		prev=$c
+	fi
+	seen=$((seen + 1))
+	sleep 0.2
+  done
+  echo "reader: $seen versions read, $bad incomplete, $back times vfs_read went backwards, last $prev" > $D/reader ) &
+reader=$!
+end=$(($(date +%s) + mins * 60)); n=0
+while [ "$(date +%s)" -lt $end ] && kill -0 $pid 2>/dev/null; do
+	sleep 10
+	n=$((n + 1))
+	if [ $((n % 2)) -eq 1 ]; then cp $D/b.conf $D/k.conf; else cp $D/a.conf $D/k.conf; fi
+	kill -HUP $pid
+done
+alive=0; kill -0 $pid 2>/dev/null && alive=1
+sleep 3
+sample end
+touch $D/stop; wait $reader
+kill $load 2>/dev/null
+kill -TERM $pid; wait $pid; rc=$?
+cat $D/reader
+echo "reloads: $n, daemon alive at the end: $alive, exit on SIGTERM: $rc, links after: $(bpftool link show | grep -c kprobe_multi)"
+grep -c 'reload: ' $D/d.err | sed 's/^/reload lines in the log: /'
+grep -v 'reload: \|^ksymattach: start' $D/d.err | head -5
+grep -q ' 0 incomplete, 0 times' $D/reader && [ $alive = 1 ] && [ $rc = 0 ]
+JOB
+"$here/vm.sh" run 6.12 "$share" $((mins * 60 + 300))
+grep -v '^# vm-done' "$share/out/log"
+grep -q '^# vm-done rc=0' "$share/out/log"
