@@ -42,6 +42,9 @@ struct kattach {
 	size_t links_cap;
 	size_t excluded;
 	bool fell_back;
+	int floor_prog;		/* FLOOR: the raw program's fd, its links' below (-1: none) */
+	int *floor_links;
+	size_t floor_link_cnt;
 	char err[320];
 };
 
@@ -64,6 +67,7 @@ struct kattach *kattach__new(const struct kattach_opts *opts)
 	memcpy(&a->opts, opts, opts->sz < sizeof(a->opts) ? opts->sz : sizeof(a->opts));
 	a->opts.sz = sizeof(a->opts);
 	a->confirmed = -1;
+	a->floor_prog = -1;
 	return a;
 }
 
@@ -136,7 +140,8 @@ enum kattach_resolver kattach__resolver(const struct kattach *a) { return a->opt
 
 const char *kattach__resolver_name(enum kattach_resolver r)
 {
-	return r == KATTACH_RES_LIBBPF ? "libbpf" : r == KATTACH_RES_KERNEL ? "kernel" : "ksym";
+	return r == KATTACH_RES_LIBBPF ? "libbpf" : r == KATTACH_RES_KERNEL ? "kernel" :
+	       r == KATTACH_RES_FLOOR ? "floor" : "ksym";
 }
 const char *kattach__source(const struct kattach *a) { return a->source ? a->source : "none"; }
 const char *kattach__errmsg(const struct kattach *a) { return a->err; }
@@ -374,8 +379,11 @@ int kattach__resolve(struct kattach *a)
 			a->targets[j++] = a->targets[i];
 	a->target_cnt = j;
 	a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
-	/* libbpf resolves inside its attach call: ours only serves the report */
-	if (a->opts.resolver == KATTACH_RES_LIBBPF) {
+	/*
+	 * libbpf resolves inside its attach call: ours only serves the report;
+	 * the floor's addresses are known in advance
+	 */
+	if (a->opts.resolver == KATTACH_RES_LIBBPF || a->opts.resolver == KATTACH_RES_FLOOR) {
 		for (i = KATTACH_PH_READ; i <= KATTACH_PH_MATCH; i++) {
 			a->prep_ns += a->phase_ns[i];
 			a->phase_ns[i] = 0;
@@ -455,6 +463,7 @@ static struct bpf_link *attach_one(struct kattach *a, struct bpf_program *prog, 
 	*cnt = n;
 	switch (a->opts.resolver) {
 	case KATTACH_RES_KSYM:
+	case KATTACH_RES_FLOOR:	/* (attach_floor() links it by hand) */
 		mo.addrs = a->addrs + i;
 		mo.cnt = n;
 		break;
@@ -731,6 +740,52 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 /* The kernel's link limit is 1 << 20 targets (MAX_KPROBE_MULTI_CNT). */
 #define MULTI_MAX (1u << 20)
 
+/*
+ * The floor: "r0 = 0; exit" loaded by hand, then links by address, in the
+ * layout asked for. What is left of a stall with nothing to resolve and
+ * nothing to prepare.
+ */
+static int attach_floor(struct kattach *a)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	enum bpf_attach_type type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
+								     : BPF_TRACE_KPROBE_MULTI;
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type);
+	size_t i, step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;
+	uint64_t t0 = now_ns();
+	int fd;
+
+	a->floor_prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2, &po);
+	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
+	if (a->floor_prog < 0)
+		return attach_error(a, a->floor_prog, a->target_cnt);
+	a->addrs = malloc(a->target_cnt * sizeof(*a->addrs));
+	a->floor_links = calloc((a->target_cnt + step - 1) / step, sizeof(*a->floor_links));
+	if (!a->addrs || !a->floor_links)
+		return fail(a, ENOMEM, "out of memory");
+	for (i = 0; i < a->target_cnt; i++)
+		a->addrs[i] = a->targets[i].addr;
+	t0 = now_ns();
+	for (i = 0; i < a->target_cnt; i += step) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = a->addrs + i,
+			    .kprobe_multi.cnt = a->target_cnt - i < step ? a->target_cnt - i : step);
+
+		fd = bpf_link_create(a->floor_prog, 0, type, &lo);
+		if (fd < 0) {
+			a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+			return attach_error(a, fd, lo.kprobe_multi.cnt);
+		}
+		a->floor_links[a->floor_link_cnt++] = fd;
+		a->links_made++;
+	}
+	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+	a->attached = a->target_cnt;
+	return 0;
+}
+
 static int attach_all(struct kattach *a)
 {
 	struct bpf_program *prog;
@@ -747,6 +802,8 @@ static int attach_all(struct kattach *a)
 		return err;
 	if (a->opts.resolver == KATTACH_RES_LIBBPF && a->opts.link_batch > 1)
 		return fail(a, EINVAL, "libbpf takes one pattern per link: --batch does not apply");
+	if (a->opts.resolver == KATTACH_RES_FLOOR)
+		return attach_floor(a);
 	if (a->opts.fallback == KATTACH_FALLBACK_KPROBE) {
 		if (a->opts.mode == KATTACH_SESSION || a->opts.resolver != KATTACH_RES_KSYM)
 			return fail(a, EINVAL, "classic kprobes count hits by address only "
@@ -895,6 +952,15 @@ int kattach__detach(struct kattach *a)
 	uint64_t t0 = now_ns();
 	size_t i;
 
+	while (a->floor_link_cnt)
+		close(a->floor_links[--a->floor_link_cnt]);
+	free(a->floor_links);
+	a->floor_links = NULL;
+	if (a->floor_prog >= 0) {
+		close(a->floor_prog);
+		a->floor_prog = -1;
+		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
+	}
 	if (!a->link_cnt && !a->skel)
 		return 0;
 	for (i = 0; i < a->link_cnt; i++)

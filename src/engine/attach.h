@@ -46,6 +46,12 @@ enum kattach_resolver {
 	KATTACH_RES_KSYM,	/* the lookup layer; the kernel gets addresses */
 	KATTACH_RES_LIBBPF,	/* stock libbpf, given the pattern or each name */
 	KATTACH_RES_KERNEL,	/* the kernel, given names (kprobe_multi.syms) */
+	/*
+	 * The physical limit: addresses known in advance (resolved outside the
+	 * phases, as prep), an empty program loaded raw (no object, no BTF, no
+	 * maps) and linked. Counts nothing; kprobe.multi kernels only.
+	 */
+	KATTACH_RES_FLOOR,
 };
 
 /* The first three are the lookup layer's (enum ksym_phase), in its order. */

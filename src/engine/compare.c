@@ -10,24 +10,32 @@
 
 #define MAX_ROUNDS 64
 
-/* The rows: ksym with and without its cache, names to the kernel, stock libbpf. */
+/*
+ * The rows: ksym with and without its cache, names to the kernel, stock
+ * libbpf, and the floor: the same addresses known in advance, an empty
+ * program loaded raw. Every row's stall is also given as a ratio to the
+ * floor's: how far above the physical limit of attaching it is.
+ */
 struct row {
 	const char *name;
 	enum kattach_resolver resolver;
 	bool no_cache;
 	double ph[KATTACH_PH_CNT][MAX_ROUNDS];	/* ms */
 	double total[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
-	double resatt[MAX_ROUNDS];	/* resolve + attach: the stall the resolver causes */
+	double resatt[MAX_ROUNDS];	/* resolve + attach: what the resolver adds */
+	double stall[MAX_ROUNDS];	/* read ... load, attach: start to attached */
 	size_t targets, links;
 };
 
-static struct row rows[] = {
-	{ .name = "ksym-cold", .resolver = KATTACH_RES_KSYM, .no_cache = true },
-	{ .name = "ksym-warm", .resolver = KATTACH_RES_KSYM },
-	{ .name = "kernel", .resolver = KATTACH_RES_KERNEL, .no_cache = true },
-	{ .name = "libbpf", .resolver = KATTACH_RES_LIBBPF, .no_cache = true },
+enum { ROW_COLD, ROW_WARM, ROW_KERNEL, ROW_LIBBPF, ROW_FLOOR, NROWS };
+
+static struct row rows[NROWS] = {
+	[ROW_COLD] = { .name = "ksym-cold", .resolver = KATTACH_RES_KSYM, .no_cache = true },
+	[ROW_WARM] = { .name = "ksym-warm", .resolver = KATTACH_RES_KSYM },
+	[ROW_KERNEL] = { .name = "kernel", .resolver = KATTACH_RES_KERNEL, .no_cache = true },
+	[ROW_LIBBPF] = { .name = "libbpf", .resolver = KATTACH_RES_LIBBPF, .no_cache = true },
+	[ROW_FLOOR] = { .name = "floor", .resolver = KATTACH_RES_FLOOR },
 };
-#define NROWS (sizeof(rows) / sizeof(rows[0]))
 
 static double tv_ms(struct timeval tv)
 {
@@ -87,6 +95,7 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 		if (ph <= KATTACH_PH_MATCH || ph == KATTACH_PH_ATTACH)
 			r->resatt[round] += r->ph[ph][round];
 	}
+	r->stall[round] = kattach__stall_ns(a) / 1e6;
 	r->user[round] = tv_ms(r1.ru_utime) - tv_ms(r0.ru_utime);
 	r->sys[round] = tv_ms(r1.ru_stime) - tv_ms(r0.ru_stime);
 	r->targets = kattach__attached_cnt(a);
@@ -95,16 +104,52 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 	return 0;
 }
 
+/* What the blocks under the phases measure, per row and round. */
+enum measure {
+	M_RESATT,	/* read + parse + index + match + attach */
+	M_STALL,	/* and load: start to attached */
+};
+
+static const double *measure_of(const struct row *r, enum measure m)
+{
+	return m == M_STALL ? r->stall : r->resatt;
+}
+
+/* One measure for every row, median [min-max], then its ratios to libbpf and the floor. */
+static void print_block(const char *title, enum measure m, int n)
+{
+	double lib = stats(measure_of(&rows[ROW_LIBBPF], m), n).med;
+	double flo = stats(measure_of(&rows[ROW_FLOOR], m), n).med;
+	size_t i;
+
+	printf("\n\n%-8s", title);
+	for (i = 0; i < NROWS; i++) {
+		struct stat3 s = stats(measure_of(&rows[i], m), n);
+		char cell[64];
+
+		snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
+		printf(" %26s", cell);
+	}
+	printf("\n%-8s", "/libbpf");
+	for (i = 0; i < NROWS; i++)
+		printf(" %25.3fx", stats(measure_of(&rows[i], m), n).med / lib);
+	printf("\n%-8s", "/floor");
+	for (i = 0; i < NROWS; i++)
+		printf(" %25.2fx", stats(measure_of(&rows[i], m), n).med / flo);
+}
+
 static void print_text(const struct compare_opts *o, int n)
 {
-	struct stat3 lib = stats(rows[NROWS - 1].total, n), s;
+	struct stat3 lib = stats(rows[ROW_LIBBPF].total, n), s;
 	size_t i;
 	int ph;
 
 	printf("compare on %s: %zu functions, %zu link%s each, kprobe.%s, %d rounds\n"
 	       "milliseconds, median [min-max]; libbpf resolves inside its attach call;\n"
-	       "res+att = read+parse+index+match+attach, the stall a resolver causes\n\n",
-	       o->kernel ? o->kernel : "(symbols from a file)", rows[0].targets, rows[0].links, rows[0].links == 1 ? "" : "s",
+	       "res+att = read+parse+index+match+attach, what a resolver adds; stall = res+att\n"
+	       "+load, start to attached; floor: the addresses known, an empty program loaded raw\n\n",
+	       o->kernel ? o->kernel : "(symbols from a file)", rows[ROW_COLD].targets,
+	       rows[ROW_COLD].links, rows[ROW_COLD].links == 1 ? "" : "s",
 	       kattach__mode_name(o->attach->mode), n);
 	printf("%-8s", "PHASE");
 	for (i = 0; i < NROWS; i++)
@@ -130,35 +175,27 @@ static void print_text(const struct compare_opts *o, int n)
 	printf("\n%-8s", "/libbpf");
 	for (i = 0; i < NROWS; i++)
 		printf(" %25.3fx", stats(rows[i].total, n).med / lib.med);
-	/* what a resolver adds to the stall: its own phases plus the attach call */
-	printf("\n\n%-8s", "res+att");
-	for (i = 0; i < NROWS; i++) {
-		char cell[64];
-
-		s = stats(rows[i].resatt, n);
-		snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
-		printf(" %26s", cell);
-	}
-	printf("\n%-8s", "/libbpf");
-	for (i = 0; i < NROWS; i++)
-		printf(" %25.3fx", stats(rows[i].resatt, n).med /
-				   stats(rows[NROWS - 1].resatt, n).med);
+	/* what a resolver adds: its own phases plus the attach call; and the whole stall */
+	print_block("res+att", M_RESATT, n);
+	print_block("stall", M_STALL, n);
 	/* the kernel's name lookup: the attach phase over ksym's, per name */
 	printf("\n\nkernel-side name resolution: %+.1f us per name (attach, kernel vs ksym-cold)\n",
-	       (stats(rows[2].ph[KATTACH_PH_ATTACH], n).med -
-		stats(rows[0].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[0].targets);
+	       (stats(rows[ROW_KERNEL].ph[KATTACH_PH_ATTACH], n).med -
+		stats(rows[ROW_COLD].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[ROW_COLD].targets);
 }
 
 static void print_json(const struct compare_opts *o, int n)
 {
-	struct stat3 lib = stats(rows[NROWS - 1].total, n), s;
+	struct stat3 lib = stats(rows[ROW_LIBBPF].total, n), s;
+	double lib_stall = stats(rows[ROW_LIBBPF].stall, n).med;
+	double floor_stall = stats(rows[ROW_FLOOR].stall, n).med;
 	size_t i;
 	int ph;
 
 	printf("{\"kernel\":");
 	report__json_str(stdout, o->kernel);
 	printf(",\"mode\":\"%s\",\"matched\":%zu,\"links\":%zu,\"rounds\":%d,\"compare\":[",
-	       kattach__mode_name(o->attach->mode), rows[0].targets, rows[0].links, n);
+	       kattach__mode_name(o->attach->mode), rows[ROW_COLD].targets, rows[ROW_COLD].links, n);
 	for (i = 0; i < NROWS; i++) {
 		printf("%s{\"resolver\":\"%s\",\"phases_ms\":{", i ? "," : "", rows[i].name);
 		for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
@@ -169,14 +206,17 @@ static void print_json(const struct compare_opts *o, int n)
 		s = stats(rows[i].total, n);
 		printf("},\"total_ms\":{\"median\":%.3f,\"min\":%.3f,\"max\":%.3f},"
 		       "\"user_ms\":%.3f,\"system_ms\":%.3f,\"ratio_to_libbpf\":%.4f,"
-		       "\"resolve_attach_ms\":%.3f,\"resolve_attach_ratio_to_libbpf\":%.4f}",
+		       "\"resolve_attach_ms\":%.3f,\"resolve_attach_ratio_to_libbpf\":%.4f,"
+		       "\"stall_ms\":%.3f,\"stall_ratio_to_libbpf\":%.4f,\"stall_ratio_to_floor\":%.4f}",
 		       s.med, s.min, s.max, stats(rows[i].user, n).med, stats(rows[i].sys, n).med,
 		       s.med / lib.med, stats(rows[i].resatt, n).med,
-		       stats(rows[i].resatt, n).med / stats(rows[NROWS - 1].resatt, n).med);
+		       stats(rows[i].resatt, n).med / stats(rows[ROW_LIBBPF].resatt, n).med,
+		       stats(rows[i].stall, n).med, stats(rows[i].stall, n).med / lib_stall,
+		       stats(rows[i].stall, n).med / floor_stall);
 	}
 	printf("],\"kernel_extra_us_per_name\":%.3f}\n",
-	       (stats(rows[2].ph[KATTACH_PH_ATTACH], n).med -
-		stats(rows[0].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[0].targets);
+	       (stats(rows[ROW_KERNEL].ph[KATTACH_PH_ATTACH], n).med -
+		stats(rows[ROW_COLD].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[ROW_COLD].targets);
 }
 
 int compare__run(const struct compare_opts *o)
@@ -191,7 +231,7 @@ int compare__run(const struct compare_opts *o)
 	/* warm the cache once, so "ksym-warm" is warm from its first round */
 	for (round = -1; round < n; round++) {
 		for (i = 0; i < NROWS; i++) {
-			if (round < 0 && i != 1)
+			if (round < 0 && i != ROW_WARM)
 				continue;
 			/* each run detached already: a signal just ends the comparison */
 			if (o->attach->stop && *o->attach->stop)
