@@ -88,14 +88,15 @@ $(OUTPUT) $(OUTPUT)/libbpf:
 	mkdir -p $@
 
 # BPF side: compiled against the committed vmlinux.h (make vmlinux-h regenerates it).
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h vmlinux.h $(LIBBPF_OBJ) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h bpf/ksa_common.bpf.h vmlinux.h $(LIBBPF_OBJ) | $(OUTPUT)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -I. -Ibpf -c $< -o $@
 	$(LLVM_STRIP) -g $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OBJ)/src/engine/attach.o: $(OUTPUT)/ksymattach.skel.h
+# one object per need: the session program's kfuncs make its load read vmlinux BTF
+$(OBJ)/src/engine/attach.o: $(OUTPUT)/ksymattach.skel.h $(OUTPUT)/ksymattach_session.skel.h
 
 # libbpf's headers (and its newer UAPI copy) come with its build: every object
 # of the tool waits for it; the library's do not need it.

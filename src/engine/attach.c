@@ -20,6 +20,7 @@
 #include "attach.h"
 #include "clock.h"
 #include "ksymattach.skel.h"
+#include "ksymattach_session.skel.h"
 
 struct kattach {
 	struct kattach_opts opts;
@@ -29,7 +30,9 @@ struct kattach {
 	struct kattach_target *targets;
 	size_t target_cnt;
 	unsigned long *addrs;
+	/* one of the two: kprobe.multi or classic kprobes, or kprobe.session */
 	struct ksymattach_bpf *skel;
+	struct ksymattach_session_bpf *sskel;
 	struct bpf_link **links;
 	size_t link_cnt;		/* alive now */
 	size_t links_made;		/* for the report, after detach too */
@@ -624,7 +627,6 @@ static int attach_kprobes(struct kattach *a)
 	prog = a->skel->progs.ksa_kprobe;
 	a->skel->rodata->self_tgid = getpid();
 	bpf_program__set_autoload(a->skel->progs.ksa_multi, false);
-	bpf_program__set_autoload(a->skel->progs.ksa_session, false);
 	bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
 	err = ksymattach_bpf__load(a->skel);
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
@@ -786,9 +788,44 @@ static int attach_floor(struct kattach *a)
 	return 0;
 }
 
+/*
+ * The BPF object the mode needs, loaded with its counters sized for the
+ * targets: kprobe.session's (its kfuncs need vmlinux BTF), or the one without
+ * any kfunc for kprobe.multi, whose load reads no BTF at all.
+ */
+static int load_object(struct kattach *a, struct bpf_program **prog)
+{
+	/* every attached function may need a slot; a little slack for IP aliases */
+	size_t slots = a->target_cnt + 16;
+
+	if (a->opts.mode == KATTACH_SESSION) {
+		a->sskel = ksymattach_session_bpf__open();
+		if (!a->sskel)
+			return -errno;
+		*prog = a->sskel->progs.ksa_session;
+		a->sskel->rodata->self_tgid = getpid();
+		bpf_map__set_max_entries(a->sskel->maps.stats, slots);
+		return ksymattach_session_bpf__load(a->sskel);
+	}
+	a->skel = ksymattach_bpf__open();
+	if (!a->skel)
+		return -errno;
+	*prog = a->skel->progs.ksa_multi;
+	bpf_program__set_autoload(a->skel->progs.ksa_kprobe, false);
+	a->skel->rodata->self_tgid = getpid();
+	bpf_map__set_max_entries(a->skel->maps.stats, slots);
+	return ksymattach_bpf__load(a->skel);
+}
+
+/* The counters of whichever object is loaded. */
+static struct bpf_map *stats_map(const struct kattach *a)
+{
+	return a->sskel ? a->sskel->maps.stats : a->skel ? a->skel->maps.stats : NULL;
+}
+
 static int attach_all(struct kattach *a)
 {
-	struct bpf_program *prog;
+	struct bpf_program *prog = NULL;
 	size_t i, step, units;
 	uint64_t t0 = now_ns();
 	int err;
@@ -810,18 +847,7 @@ static int attach_all(struct kattach *a)
 					       "(no session, resolver ksym)");
 		return attach_kprobes(a);
 	}
-	a->skel = ksymattach_bpf__open();
-	if (!a->skel)
-		return fail(a, errno, "cannot open the BPF object: %s", strerror(errno));
-	prog = a->opts.mode == KATTACH_SESSION ? a->skel->progs.ksa_session
-					       : a->skel->progs.ksa_multi;
-	bpf_program__set_autoload(a->skel->progs.ksa_multi, prog == a->skel->progs.ksa_multi);
-	bpf_program__set_autoload(a->skel->progs.ksa_session, prog == a->skel->progs.ksa_session);
-	bpf_program__set_autoload(a->skel->progs.ksa_kprobe, false);
-	a->skel->rodata->self_tgid = getpid();
-	/* every attached function may need a slot; a little slack for IP aliases */
-	bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
-	err = ksymattach_bpf__load(a->skel);
+	err = load_object(a, &prog);
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
@@ -916,7 +942,7 @@ int kattach__collect(struct kattach *a)
 	__u64 key, *prev = NULL;
 	size_t i;
 
-	if (!a->skel)
+	if (!stats_map(a))
 		return fail(a, EINVAL, "not attached");
 	if (ncpu < 0)
 		return fail(a, ncpu, "cannot count CPUs");
@@ -925,7 +951,7 @@ int kattach__collect(struct kattach *a)
 		return fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < a->target_cnt; i++)
 		memset(&a->targets[i].stat, 0, sizeof(a->targets[i].stat));
-	fd = bpf_map__fd(a->skel->maps.stats);
+	fd = bpf_map__fd(stats_map(a));
 	while (!(err = bpf_map_get_next_key(fd, prev, &key))) {
 		struct kattach_target *t;
 
@@ -961,7 +987,7 @@ int kattach__detach(struct kattach *a)
 		a->floor_prog = -1;
 		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 	}
-	if (!a->link_cnt && !a->skel)
+	if (!a->link_cnt && !a->skel && !a->sskel)
 		return 0;
 	for (i = 0; i < a->link_cnt; i++)
 		bpf_link__destroy(a->links[i]);
@@ -970,7 +996,9 @@ int kattach__detach(struct kattach *a)
 	a->links = NULL;
 	a->links_cap = 0;
 	ksymattach_bpf__destroy(a->skel);
+	ksymattach_session_bpf__destroy(a->sskel);
 	a->skel = NULL;
+	a->sskel = NULL;
 	a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 	return 0;
 }

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What both BPF objects share: the counters, keyed by the function's entry IP,
+ * and the hit count. Included by ksymattach.bpf.c (kprobe.multi, classic
+ * kprobes) and ksymattach_session.bpf.c (kprobe.session).
+ */
+#ifndef KSA_COMMON_BPF_H
+#define KSA_COMMON_BPF_H
+
+#include "ksymattach.h"
+
+/* Resized by userspace to the number of targets before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct ksa_stat);
+} stats SEC(".maps");
+
+/* ksymattach's own process: what it does while attached (writing its cache,
+ * reading the counters) is not what the user asked to see. Set before load. */
+const volatile __u32 self_tgid = 0;
+
+static __always_inline bool is_self(void)
+{
+	return self_tgid && bpf_get_current_pid_tgid() >> 32 == self_tgid;
+}
+
+static __always_inline struct ksa_stat *stat_of(__u64 ip)
+{
+	struct ksa_stat *s, zero = {};
+
+	s = bpf_map_lookup_elem(&stats, &ip);
+	if (s)
+		return s;
+	/* Only this CPU's copy is written; the others start zeroed. */
+	bpf_map_update_elem(&stats, &ip, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&stats, &ip);
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0, shift;
+
+	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
+	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
+	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
+	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
+	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static __always_inline int count_hit(void *ctx)
+{
+	struct ksa_stat *s;
+
+	if (is_self())
+		return 0;
+	s = stat_of(bpf_get_func_ip(ctx));
+	if (s)
+		s->calls++;
+	return 0;
+}
+
+#endif
