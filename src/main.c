@@ -285,8 +285,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_BATCH:
 		errno = 0;
 		env.link_batch = strtoul(arg, &end, 10);
-		if (errno || *end || !env.link_batch || *arg == '-')
-			usage_error(state, "invalid batch size '%s'", arg);
+		/* a kprobe.multi link takes at most 1 << 20 (MAX_KPROBE_MULTI_CNT) */
+		if (errno || *end || !env.link_batch || *arg == '-' || env.link_batch > (1u << 20))
+			usage_error(state, "invalid batch size '%s' (1..1048576)", arg);
 		env.given |= GIVEN_LINKS;
 		break;
 	case 'n':

@@ -747,6 +747,29 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
  * layout asked for. What is left of a stall with nothing to resolve and
  * nothing to prepare.
  */
+/* Floor links over targets [i, i + n): halved around what the kernel refuses. */
+static int floor_range(struct kattach *a, enum bpf_attach_type type, size_t i, size_t n)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = a->addrs + i,
+		    .kprobe_multi.cnt = n);
+	int fd = bpf_link_create(a->floor_prog, 0, type, &lo), err;
+
+	if (fd >= 0) {
+		a->floor_links[a->floor_link_cnt++] = fd;
+		a->links_made++;
+		return 0;
+	}
+	if (n > 1 && (fd == -EINVAL || fd == -ENOMEM)) {
+		err = floor_range(a, type, i, n / 2);
+		return err ? err : floor_range(a, type, i + n / 2, n - n / 2);
+	}
+	if (n == 1 && fd == -EINVAL) {
+		exclude(a, &a->targets[i], EINVAL);
+		return 0;
+	}
+	return attach_error(a, fd, n);
+}
+
 static int attach_floor(struct kattach *a)
 {
 	const struct bpf_insn insns[] = {
@@ -758,34 +781,28 @@ static int attach_floor(struct kattach *a)
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type);
 	size_t i, step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;
 	uint64_t t0 = now_ns();
-	int fd;
+	int err = 0;
 
+	if (step > MULTI_MAX)
+		step = MULTI_MAX;
 	a->floor_prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2, &po);
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (a->floor_prog < 0)
 		return attach_error(a, a->floor_prog, a->target_cnt);
 	a->addrs = malloc(a->target_cnt * sizeof(*a->addrs));
-	a->floor_links = calloc((a->target_cnt + step - 1) / step, sizeof(*a->floor_links));
+	/* a refused address halves its link: at most one link per target */
+	a->floor_links = calloc(a->target_cnt, sizeof(*a->floor_links));
 	if (!a->addrs || !a->floor_links)
 		return fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < a->target_cnt; i++)
 		a->addrs[i] = a->targets[i].addr;
 	t0 = now_ns();
-	for (i = 0; i < a->target_cnt; i += step) {
-		LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = a->addrs + i,
-			    .kprobe_multi.cnt = a->target_cnt - i < step ? a->target_cnt - i : step);
-
-		fd = bpf_link_create(a->floor_prog, 0, type, &lo);
-		if (fd < 0) {
-			a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
-			return attach_error(a, fd, lo.kprobe_multi.cnt);
-		}
-		a->floor_links[a->floor_link_cnt++] = fd;
-		a->links_made++;
-	}
+	for (i = 0; i < a->target_cnt && !err; i += step)
+		err = floor_range(a, type, i, a->target_cnt - i < step ? a->target_cnt - i : step);
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
-	a->attached = a->target_cnt;
-	return 0;
+	if (!err)
+		a->attached = a->target_cnt - a->excluded;
+	return err;
 }
 
 /*

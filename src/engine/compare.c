@@ -228,6 +228,11 @@ int compare__run(const struct compare_opts *o)
 		fprintf(stderr, "ksymattach: --compare runs every resolver: drop -r\n");
 		return 64;
 	}
+	if (o->attach->link_batch > 1) {
+		fprintf(stderr, "ksymattach: --compare: libbpf takes a pattern or a name per link, "
+				"so --batch N cannot be compared: one link or --link-per-func\n");
+		return 64;
+	}
 	/* warm the cache once, so "ksym-warm" is warm from its first round */
 	for (round = -1; round < n; round++) {
 		for (i = 0; i < NROWS; i++) {

@@ -37,6 +37,7 @@ static void remove_stale(const char *dir, const char *base)
 int atomic__write(const char *path, mode_t mode, int (*fill)(FILE *f, void *ctx), void *ctx)
 {
 	char tmp[PATH_MAX], dcopy[PATH_MAX], bcopy[PATH_MAX];
+	const char *dir;
 	FILE *f;
 	int fd, err;
 
@@ -44,7 +45,8 @@ int atomic__write(const char *path, mode_t mode, int (*fill)(FILE *f, void *ctx)
 		return -ENAMETOOLONG;
 	snprintf(dcopy, sizeof(dcopy), "%s", path);
 	snprintf(bcopy, sizeof(bcopy), "%s", path);
-	remove_stale(dirname(dcopy), basename(bcopy));
+	dir = dirname(dcopy);
+	remove_stale(dir, basename(bcopy));
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -65,6 +67,15 @@ int atomic__write(const char *path, mode_t mode, int (*fill)(FILE *f, void *ctx)
 		err = -errno;
 	if (!err && rename(tmp, path))
 		err = -errno;
+	if (!err) {
+		/* the rename itself durable too: a crash then keeps the new file */
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+	}
 out:
 	if (err)
 		unlink(tmp);

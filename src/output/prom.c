@@ -70,7 +70,7 @@ static void histogram(FILE *f, const char *name, const struct prom_fn *fn,
 			fn_labels(f, fn);
 			fputc(',', f);
 		}
-		fprintf(f, "le=\"%.9g\"} %" PRIu64 "\n", (double)(1ull << (b + 1)) / 1e9, cum);
+		fprintf(f, "le=\"%.12g\"} %" PRIu64 "\n", (double)(1ull << (b + 1)) / 1e9, cum);
 	}
 	fprintf(f, "%s_bucket{", name);
 	if (fn) {
@@ -103,10 +103,19 @@ void prom__stat_add(struct ksa_stat *sum, const struct ksa_stat *st)
 		sum->lat_log2[b] += st->lat_log2[b];
 }
 
+/* module, then name (vmlinux's first) */
+static int by_name(const void *x, const void *y)
+{
+	const struct prom_fn *a = x, *b = y;
+	int c = strcmp(a->module ? a->module : "", b->module ? b->module : "");
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
 int prom__view_of(struct prom_view *v, const struct kattach *a, struct prom_fn **fns)
 {
 	const struct kattach_target *t = kattach__targets(a);
-	size_t n = kattach__target_cnt(a), i, k = 0;
+	size_t n = kattach__target_cnt(a), i, k = 0, m;
 	int ph;
 
 	*fns = calloc(n + 1, sizeof(**fns));
@@ -115,6 +124,15 @@ int prom__view_of(struct prom_view *v, const struct kattach *a, struct prom_fn *
 	for (i = 0; i < n; i++)
 		if (!(t[i].flags & KATTACH_F_EXCLUDED))
 			(*fns)[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
+	/* same-named statics would repeat a label set: one series, their sum */
+	qsort(*fns, k, sizeof(**fns), by_name);
+	for (i = m = 0; i < k; i++) {
+		if (m && !by_name(&(*fns)[m - 1], &(*fns)[i]))
+			prom__stat_add(&(*fns)[m - 1].stat, &(*fns)[i].stat);
+		else
+			(*fns)[m++] = (*fns)[i];
+	}
+	k = m;
 	v->mode = kattach__mode_name(kattach__mode(a));
 	v->resolver = kattach__resolver_name(kattach__resolver(a));
 	v->source = kattach__source(a);
@@ -142,7 +160,7 @@ static int by_calls(const void *x, const void *y)
 	if (a->stat.calls != b->stat.calls)
 		return a->stat.calls < b->stat.calls ? 1 : -1;
 	/* ties in a stable order, so the series do not swap between updates */
-	return strcmp(a->name, b->name);
+	return by_name(a, b);
 }
 
 int prom__write(FILE *f, const struct prom_view *v)

@@ -82,9 +82,13 @@ static int by_mtime(const void *x, const void *y)
 	return a->st_mtim.tv_nsec < b->st_mtim.tv_nsec ? -1 : a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
 }
 
-/* Keeps the newest `keep` boot-*.json; the rest, oldest first, are removed. */
-static void prune_reports(const char *dir, size_t keep)
+/*
+ * Keeps the newest `keep` boot-*.json; the rest, oldest first, are removed,
+ * never this boot's (a clock set back would make it the oldest).
+ */
+static void prune_reports(const char *dir, size_t keep, const char *current)
 {
+	const char *cur = strrchr(current, '/') ? strrchr(current, '/') + 1 : current;
 	struct old {
 		struct stat st;	/* first: by_mtime compares it */
 		char name[64];
@@ -99,7 +103,7 @@ static void prune_reports(const char *dir, size_t keep)
 		size_t len = strlen(e->d_name);
 
 		if (strncmp(e->d_name, "boot-", 5) || len < 10 || len >= sizeof(v->name) ||
-		    strcmp(e->d_name + len - 5, ".json"))
+		    strcmp(e->d_name + len - 5, ".json") || !strcmp(e->d_name, cur))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -114,9 +118,10 @@ static void prune_reports(const char *dir, size_t keep)
 		memcpy(v[n].name, e->d_name, len + 1);
 		n++;
 	}
-	if (n > keep) {
+	/* (keep counts the current one, which is not in v) */
+	if (keep && n > keep - 1) {
 		qsort(v, n, sizeof(*v), by_mtime);
-		for (i = 0; i < n - keep; i++)
+		for (i = 0; i < n - (keep - 1); i++)
 			unlinkat(dirfd(d), v[i].name, 0);
 	}
 	closedir(d);
@@ -132,19 +137,19 @@ static int write_outputs(const struct service_opts *o, const struct ksa_config *
 	int err;
 
 	if (mkdir(c->json_dir, 0755) && errno != EEXIST) {
-		service__log("cannot create %s: %s", c->json_dir, strerror(errno));
-		return -errno;
+		err = -errno;
+		service__log("cannot create %s: %s", c->json_dir, strerror(-err));
+		return err;
 	}
 	snprintf(path, sizeof(path), "%s/boot-%s.json", c->json_dir, service__boot_id());
 	snprintf(latest, sizeof(latest), "%s/latest.json", c->json_dir);
 	err = atomic__write(path, 0644, fill_json, &r);
-	if (!err)
-		err = atomic__write(latest, 0644, fill_json, &r);
-	if (err) {
-		service__log("cannot write %s: %s", path, strerror(-err));
+	if (err || (err = atomic__write(latest, 0644, fill_json, &r))) {
+		service__log("cannot write %s: %s", access(path, F_OK) ? path : latest,
+			     strerror(-err));
 		return err;
 	}
-	prune_reports(c->json_dir, c->reports_kept);
+	prune_reports(c->json_dir, c->reports_kept, path);
 	if (c->prom_file) {
 		err = atomic__write(c->prom_file, 0644, fill_prom, &p);
 		if (err) {
@@ -153,14 +158,6 @@ static int write_outputs(const struct service_opts *o, const struct ksa_config *
 		}
 	}
 	return 0;
-}
-
-static void wait_for(const volatile sig_atomic_t *stop, double secs)
-{
-	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
-
-	while (!*stop && nanosleep(&ts, &ts) && errno == EINTR)
-		;
 }
 
 int service__boot(const struct service_opts *o)
@@ -186,6 +183,8 @@ int service__boot(const struct service_opts *o)
 	ko.link_batch = c->link_batch;
 	ko.sources = &dbo;
 	ko.stop = o->stop;
+	/* a pattern of a module udev has not loaded yet is no reason to measure nothing */
+	ko.allow_empty = true;
 	a = kattach__new(&ko);
 	if (!a) {
 		service__log("out of memory");
@@ -195,13 +194,23 @@ int service__boot(const struct service_opts *o)
 	err = kattach__resolve(a);
 	if (!err && !*o->stop)
 		err = kattach__attach(a);
-	if (!err && !*o->stop && c->duration_s > 0)
-		wait_for(o->stop, c->duration_s);
+	if (!err && !*o->stop && c->duration_s > 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		service__sleep_until(o->stop, NULL, ts.tv_sec * 1000000000ull + ts.tv_nsec +
+					       (uint64_t)(c->duration_s * 1e9));
+	}
+	if (!err && !kattach__attached_cnt(a))
+		err = -ENOENT;	/* every pattern of a module not loaded (yet) */
 	if (!err)
 		err = kattach__collect(a);
 	kattach__detach(a);
 	if (err || *o->stop) {
-		if (err)
+		if (err == -ENOENT && !kattach__errmsg(a)[0])
+			service__log("nothing to attach: no traceable function matches the config's "
+				     "patterns");
+		else if (err)
 			service__log("%s", kattach__errmsg(a));
 		kattach__free(a);
 		ksa_config__free(c);

@@ -66,21 +66,25 @@ struct daemon {
 	struct ksym_db_opts dbo;
 };
 
+/* A table of cap slots with every key: the old one goes only once it is built. */
 static int rehash(struct daemon *d, size_t cap)
 {
+	struct hsearch_data nt = {};
 	ENTRY e, *r;
 	size_t i;
 
-	hdestroy_r(&d->fns);
-	memset(&d->fns, 0, sizeof(d->fns));
-	if (!hcreate_r(cap, &d->fns))
+	if (!hcreate_r(cap, &nt))
 		return -ENOMEM;
 	for (i = 0; i < d->fn_cnt; i++) {
 		e.key = d->fn_v[i]->key;
 		e.data = d->fn_v[i];
-		if (!hsearch_r(e, ENTER, &r, &d->fns))
+		if (!hsearch_r(e, ENTER, &r, &nt)) {
+			hdestroy_r(&nt);
 			return -ENOMEM;
+		}
 	}
+	hdestroy_r(&d->fns);
+	d->fns = nt;
 	return 0;
 }
 
@@ -103,16 +107,14 @@ static struct fn_state *fn_get(struct daemon *d, const char *name, const char *m
 		size_t cap = d->fn_cap ? d->fn_cap * 2 : 4096;
 		struct fn_state **v = realloc(d->fn_v, cap * sizeof(*v));
 
-		if (!v) {
+		if (!v || rehash(d, cap)) {
+			if (v)
+				d->fn_v = v;
 			free(key);
 			return NULL;
 		}
 		d->fn_v = v;
 		d->fn_cap = cap;
-		if (rehash(d, cap)) {
-			free(key);
-			return NULL;
-		}
 	}
 	f = calloc(1, sizeof(*f));
 	if (f) {
@@ -209,8 +211,10 @@ static int group_index(struct group *g)
 		if (t[i].flags & KATTACH_F_EXCLUDED)
 			continue;
 		g->addrs[g->addr_cnt++] = t[i].addr;	/* targets are in address order */
-		if (t[i].module && !(g->modules[m++] = strdup(t[i].module)))
+		if (t[i].module && !(g->modules[m++] = strdup(t[i].module))) {
+			g->module_cnt = m - 1;	/* what group_end() frees */
 			return -ENOMEM;
+		}
 	}
 	qsort(g->modules, m, sizeof(*g->modules), cmp_str);
 	for (i = 0; i < m; i++) {
@@ -269,8 +273,7 @@ static int add_group(struct daemon *d, const char *pattern, size_t *attached)
 	if (err) {
 		service__log("%s", g.a && kattach__errmsg(g.a)[0] ? kattach__errmsg(g.a)
 								 : strerror(-err));
-		if (g.a)
-			group_end(d, &g);
+		group_end(d, &g);
 		return err;
 	}
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
@@ -326,15 +329,15 @@ static bool same_settings(const struct ksa_config *old, const struct ksa_config 
 static uint64_t modules_hash(char ***names, size_t *cnt)
 {
 	uint64_t h = 1469598103934665603ull;
-	char line[512], **v = NULL;
-	size_t n = 0;
+	char *line = NULL, **v = NULL;
+	size_t n = 0, cap = 0;
 	FILE *f = fopen("/proc/modules", "re");
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		size_t len = strcspn(line, " ");
-		size_t i;
+	/* (a line of a module many use is long: read whole, not in pieces) */
+	while (getline(&line, &cap, f) > 0) {
+		size_t len = strcspn(line, " \n"), i;
 
 		for (i = 0; i < len; i++)
 			h = (h ^ (unsigned char)line[i]) * 1099511628211ull;
@@ -350,6 +353,7 @@ static uint64_t modules_hash(char ***names, size_t *cnt)
 				n++;
 		}
 	}
+	free(line);
 	fclose(f);
 	if (names) {
 		qsort(v, n, sizeof(*v), cmp_str);
@@ -379,12 +383,15 @@ static bool modules_present(const struct group *g, char **loaded, size_t cnt)
 
 /*
  * Brings the groups to what config c asks for: keeps what still holds, ends
- * the rest, attaches what is missing. c becomes the daemon's (or is freed).
+ * the rest, attaches what is missing. On success c becomes the daemon's (the
+ * old one is freed); on failure the old one stays the daemon's and c is the
+ * caller's, with whatever could be attached of it attached.
  */
 static int apply(struct daemon *d, struct ksa_config *c, const char *why)
 {
 	bool same = d->c && same_settings(d->c, c);
 	size_t i, j, kept = 0, ended = 0, added = 0, ended_fns = 0, gone = 0, loaded_cnt = 0;
+	struct ksa_config *old;
 	char **loaded = NULL;
 	int err = 0;
 
@@ -408,25 +415,36 @@ static int apply(struct daemon *d, struct ksa_config *c, const char *why)
 		group_end(d, &d->groups[i]);
 	}
 	d->group_cnt = j;
-	if (d->c != c) {
-		ksa_config__free(d->c);
-		d->c = c;
-	}
+	old = d->c;
+	d->c = c;
 	d->dbo = *d->o->sources;
 	d->dbo.sz = sizeof(d->dbo);
 	d->dbo.no_cache = d->dbo.no_cache || !c->cache;
 	memset(d->phase_ns, 0, sizeof(d->phase_ns));
-	for (i = 0; i < c->pattern_cnt && !err && !*d->o->stop; i++)
-		err = add_group(d, c->patterns[i], &added);
+	/* every pattern, even after one failed: as much attached as can be */
+	for (i = 0; i < c->pattern_cnt && !*d->o->stop; i++) {
+		int e = add_group(d, c->patterns[i], &added);
+
+		err = err ? err : e;
+		/* a long apply must not look hung to systemd */
+		notify__send("WATCHDOG=1");
+	}
 	if (!kept && !ended)
-		snprintf(d->change, sizeof(d->change), "%s: %zu functions attached in %zu group%s",
-			 why, added, d->group_cnt, d->group_cnt == 1 ? "" : "s");
+		snprintf(d->change, sizeof(d->change), "%s: %zu functions attached in %zu group%s%s",
+			 why, added, d->group_cnt, d->group_cnt == 1 ? "" : "s",
+			 err ? ", some patterns failed to attach (journal)" : "");
 	else
 		snprintf(d->change, sizeof(d->change), "%s: %zu group%s kept, %zu ended (%zu "
-			 "functions detached%s), %zu functions attached anew", why, kept,
+			 "functions detached%s), %zu functions attached anew%s", why, kept,
 			 kept == 1 ? "" : "s", ended, ended_fns, gone ? ", modules unloaded" : "",
-			 added);
-	return err;
+			 added, err ? ", some patterns failed to attach (journal)" : "");
+	if (err) {
+		d->c = old;	/* the caller's to free, or to apply again */
+		return err;
+	}
+	if (old != c)
+		ksa_config__free(old);
+	return 0;
 }
 
 /*
@@ -446,6 +464,20 @@ static void pick_series(struct daemon *d, size_t top)
 			f->series = false;	/* detached: its place is free */
 			d->series_cnt--;
 		}
+	}
+	/* top lowered by a reload: the quietest give their series up */
+	while (d->series_cnt > top) {
+		struct fn_state *low = NULL;
+
+		for (i = 0; i < d->fn_cnt; i++) {
+			struct fn_state *f = d->fn_v[i];
+
+			if (f->series && (!low || f->carried.calls + f->live.calls <
+					  low->carried.calls + low->live.calls))
+				low = f;
+		}
+		low->series = false;
+		d->series_cnt--;
 	}
 	if (d->series_cnt >= top)
 		return;
@@ -478,8 +510,8 @@ static void pick_series(struct daemon *d, size_t top)
 
 struct view {
 	struct daemon *d;
-	struct prom_fn *fns;
-	size_t fn_cnt, attached, matched, excluded, links;
+	struct prom_fn *fns;	/* the attached ones, then those detached since */
+	size_t fn_cnt, fn_attached, attached, matched, excluded, links;
 	bool fallback;
 	double now;
 };
@@ -536,7 +568,7 @@ static int fill_json(FILE *f, void *ctx)
 			kattach__link_cnt_total(d->groups[i].a));
 	}
 	fputs("],\"functions\":[", f);
-	for (i = 0; i < w->fn_cnt; i++) {
+	for (i = 0; i < w->fn_attached; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
 		report__json_str(f, w->fns[i].name);
 		fputs(",\"module\":", f);
@@ -553,15 +585,22 @@ static int report(struct daemon *d)
 	struct view w = { .d = d, .now = service__unix_now() };
 	char path[4096];
 	size_t i, j, k = 0;
-	int err = 0;
+	int err;
 
+	/* all or nothing: a view without a group's counters would show them drop */
+	for (i = 0; i < d->group_cnt; i++) {
+		err = kattach__collect(d->groups[i].a);
+		if (err) {
+			service__log("%s; outputs not rewritten this interval",
+				     kattach__errmsg(d->groups[i].a));
+			return err;
+		}
+	}
 	d->view++;
 	for (i = 0; i < d->group_cnt; i++) {
 		struct kattach *a = d->groups[i].a;
 		const struct kattach_target *t = kattach__targets(a);
 
-		if (kattach__collect(a))
-			continue;
 		w.matched += kattach__target_cnt(a);
 		w.attached += kattach__attached_cnt(a);
 		w.excluded += kattach__excluded_cnt(a);
@@ -575,60 +614,51 @@ static int report(struct daemon *d)
 			f = fn_get(d, t[j].name, t[j].module);
 			if (!f)
 				return -ENOMEM;
-			f->live = t[j].stat;
-			f->seen = d->view;
+			/* same-named statics are one function here: their counts add up */
+			if (f->seen != d->view) {
+				f->live = t[j].stat;
+				f->seen = d->view;
+			} else {
+				prom__stat_add(&f->live, &t[j].stat);
+			}
 		}
 	}
 	pick_series(d, d->c->top);
 	w.fns = calloc(d->fn_cnt + 1, sizeof(*w.fns));
 	if (!w.fns)
 		return -ENOMEM;
-	for (i = 0; i < d->fn_cnt; i++) {
-		struct fn_state *f = d->fn_v[i];
+	/*
+	 * Attached functions first (the JSON lists them), then those detached
+	 * since: their carried counts stay in the summed counters, which so
+	 * never go back when a reload lets functions go.
+	 */
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < d->fn_cnt; i++) {
+			struct fn_state *f = d->fn_v[i];
+			bool attached = f->seen == d->view;
 
-		if (f->seen != d->view)
-			continue;
-		w.fns[k] = (struct prom_fn){ f->name, f->module, f->carried, f->series };
-		prom__stat_add(&w.fns[k].stat, &f->live);
-		k++;
+			if (attached != !j || (!attached && !f->carried.calls))
+				continue;
+			w.fns[k] = (struct prom_fn){ f->name, f->module, f->carried,
+						     attached && f->series };
+			if (attached)
+				prom__stat_add(&w.fns[k].stat, &f->live);
+			k++;
+		}
+		if (!j)
+			w.fn_attached = k;
 	}
 	w.fn_cnt = k;
-	if (d->c->prom_file)
-		err = atomic__write(d->c->prom_file, 0644, fill_prom, &w);
-	if (err)
+	/* each output on its own: one that cannot be written does not stop the other */
+	if (d->c->prom_file && (err = atomic__write(d->c->prom_file, 0644, fill_prom, &w)))
 		service__log("cannot write %s: %s", d->c->prom_file, strerror(-err));
 	snprintf(path, sizeof(path), "%s/daemon.json", d->c->json_dir);
-	if (!err && (err = atomic__write(path, 0644, fill_json, &w)))
+	if ((err = atomic__write(path, 0644, fill_json, &w)))
 		service__log("cannot write %s: %s", path, strerror(-err));
 	free(w.fns);
 	notify__sendf("STATUS=%zu functions attached in %zu links (%zu groups); %s", w.attached,
 		      w.links, d->group_cnt, d->change);
-	return err;
-}
-
-/*
- * Sleeps until deadline (CLOCK_MONOTONIC ns) or a signal. The signals are
- * blocked between the caller's check of its flags and the wait, and ppoll
- * unblocks them atomically: one that comes in between is not slept through.
- */
-static void sleep_until(const struct daemon *d, uint64_t deadline)
-{
-	sigset_t block, old;
-	uint64_t now = now_ns();
-	struct timespec ts;
-
-	if (now >= deadline)
-		return;
-	ts.tv_sec = (deadline - now) / 1000000000ull;
-	ts.tv_nsec = (deadline - now) % 1000000000ull;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	if (!*d->o->stop && !*d->o->reload)
-		ppoll(NULL, 0, &ts, &old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
 }
 
 static void daemon_free(struct daemon *d)
@@ -660,6 +690,8 @@ int service__daemon(const struct service_opts *o)
 	if (service__load_config(o, &c))
 		return KSA_EX_CONFIG;
 	err = apply(&d, c, "start");
+	if (err)
+		ksa_config__free(c);	/* not the daemon's: apply failed */
 	if (!err && !*o->stop && !d.group_cnt) {
 		service__log("nothing to attach: no traceable function matches the config's "
 			     "patterns");
@@ -676,7 +708,7 @@ int service__daemon(const struct service_opts *o)
 	next = now_ns() + (uint64_t)(d.c->interval_s * 1e9);
 	next_wd = wd_ns ? now_ns() + wd_ns / 2 : UINT64_MAX;
 	while (!*o->stop) {
-		sleep_until(&d, next < next_wd ? next : next_wd);
+		service__sleep_until(o->stop, o->reload, next < next_wd ? next : next_wd);
 		if (*o->stop)
 			break;
 		if (wd_ns && now_ns() >= next_wd) {
@@ -692,7 +724,14 @@ int service__daemon(const struct service_opts *o)
 				snprintf(d.change, sizeof(d.change), "reload refused: the config "
 					 "has errors (journal); the running config is kept");
 			} else if (apply(&d, c, "reload")) {
-				service__log("reload: attaching failed; what could be kept stays");
+				/* back to what ran before: its groups attached again */
+				service__log("%s; going back to the running config", d.change);
+				ksa_config__free(c);
+				if (apply(&d, d.c, "reload failed, running config restored")) {
+					service__log("%s: cannot restore the running config", d.change);
+					break;
+				}
+				service__log("%s", d.change);
 			} else {
 				service__log("%s", d.change);
 			}

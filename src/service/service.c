@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What the boot measurement and the daemon share: config, ids, the journal. */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -114,4 +116,31 @@ double service__boot_stall(const struct service_opts *o)
 	fclose(f);
 	/* another boot's (a /run that survived): not this boot's stall */
 	return n == 2 && !strcmp(id, service__boot_id()) && secs >= 0 ? secs : -1;
+}
+
+/*
+ * The signals are blocked between the check of the flags and the wait, and
+ * ppoll unblocks them atomically.
+ */
+void service__sleep_until(const volatile sig_atomic_t *stop,
+			  const volatile sig_atomic_t *reload, uint64_t deadline)
+{
+	sigset_t block, old;
+	struct timespec ts, now;
+	uint64_t t;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t = now.tv_sec * 1000000000ull + now.tv_nsec;
+	if (t >= deadline)
+		return;
+	ts.tv_sec = (deadline - t) / 1000000000ull;
+	ts.tv_nsec = (deadline - t) % 1000000000ull;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (!(stop && *stop) && !(reload && *reload))
+		ppoll(NULL, 0, &ts, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <ksym/ksym.h>
 
@@ -48,5 +49,12 @@ double service__unix_now(void);
 double service__boot_stall(const struct service_opts *o);
 int service__record_boot_stall(const struct service_opts *o, double secs);
 void service__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Sleeps until deadline (CLOCK_MONOTONIC ns) or until a signal sets *stop or
+ * *reload (either may be NULL): one that comes just before the sleep is not
+ * slept through.
+ */
+void service__sleep_until(const volatile sig_atomic_t *stop,
+			  const volatile sig_atomic_t *reload, uint64_t deadline);
 
 #endif

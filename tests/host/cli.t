@@ -103,6 +103,13 @@ is "$(json 'print defined $j->{kernel} ? $j->{kernel} : "null"' "$tmp/list.json"
 	"symbols from a file: the JSON's kernel is null, not $(uname -r)"
 is "$("$K" sym vfs_read --kallsyms "$D/6.12/kallsyms" -o json 2>/dev/null | json 'print defined $j->{kernel} ? 1 : 0' /dev/stdin)" \
 	0 "sym from a kallsyms file: kernel null"
+# Prometheus: same-named statics are one series (18 type_show in 6.12), and the
+# whole exposition passes promtool, histograms included.
+"$K" -l -m session -o prom -p 'type_show' --funcs-addrs "$A612" > "$tmp/prom.txt"
+is "$(grep -c '^ksymattach_function_calls_total{function="type_show",module=""}' "$tmp/prom.txt")" 1 \
+	"prom: same-named functions are one series"
+if out=$(promtool check metrics < "$tmp/prom.txt" 2>&1); then ok "prom: promtool check metrics passes"
+else nok "prom: promtool check metrics: $(echo "$out" | head -n3 | tr '\n' ' ')"; fi
 # resolve: one address a line, what the list says; the JSON lists them with names.
 A612=$D/6.12/available_filter_functions_addrs
 "$K" resolve 'vfs_*' 'ksys_read' --funcs-addrs "$A612" > "$tmp/addrs" 2> "$tmp/err"
