@@ -2,16 +2,9 @@
 # Host tests of the CLI: the host kernel cannot attach kprobes, so these cover the
 # clear errors, and resolution from the VM kernels' captured files.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-OUTPUT=${OUTPUT:-$top/build}
-case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
+. "$(dirname "$0")/tap.sh"
 K=$OUTPUT/ksymattach
 D=${KSYM_DATA:-$OUTPUT/data}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-is() { if [ "$1" = "$2" ]; then ok "$3"; else nok "$3 (got '$1', want '$2')"; fi; }
 # err DESC RC SUBSTRING CMD...: exits RC, one stderr line with SUBSTRING, no stdout
 err() {
 	local d=$1 want_rc=$2 want=$3 rc; shift 3

@@ -5,14 +5,7 @@
 # are in the Makefile's DEPS (prometheus, systemd, bash-completion, debhelper):
 # a missing one is a failure, not a skip, unless KSA_DIST_SKIP_MISSING=1.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-OUTPUT=${OUTPUT:-$top/build}
-case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-is() { if [ "$1" = "$2" ]; then ok "$3"; else nok "$3 (got '$1', want '$2')"; fi; }
+. "$(dirname "$0")/tap.sh"
 # run DESC CMD...: exit 0 and no output at all (verify's warnings exit 0)
 quiet() {
 	local d=$1 rc; shift

@@ -3,14 +3,9 @@
 # ksymattach(8), every metric the Prometheus output has is in its METRICS
 # section, and every config key is in ksymattach.conf(5) and the shipped file.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-OUTPUT=${OUTPUT:-$top/build}
-case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
+. "$(dirname "$0")/tap.sh"
 K=$OUTPUT/ksymattach
 D=${KSYM_DATA:-$OUTPUT/data}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
 # man pages with roff's escapes undone, for plain greps
 man8=$(sed 's/\\-/-/g; s/\\f[BIRP]//g' "$top/man/ksymattach.8")
 man5=$(sed 's/\\-/-/g; s/\\f[BIRP]//g' "$top/man/ksymattach.conf.5")
@@ -53,7 +48,6 @@ missing=
 for k in $keys; do grep -qE "^\.(B|TP|IP).*\b$k\b|^$k\b" <<< "$man5" || missing="$missing $k"; done
 if [ -n "$keys" ] && [ -z "$missing" ]; then ok "every key of the shipped config ($(echo $keys | wc -w)) is in ksymattach.conf(5)"
 else nok "keys missing from ksymattach.conf(5):${missing:- (none found)}"; fi
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad=
 for k in $keys; do
 	# each key the file shows, uncommented alone, is one the parser knows

@@ -3,14 +3,7 @@
 # pkg-config, linked statically into a program that parses and looks up; and
 # one version everywhere (binary, library, pkg-config, package, changelog).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-OUTPUT=${OUTPUT:-$top/build}
-case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-is() { if [ "$1" = "$2" ]; then ok "$3"; else nok "$3 (got '$1', want '$2')"; fi; }
+. "$(dirname "$0")/tap.sh"
 
 make -s -C "$top" OUTPUT="$OUTPUT" install DESTDIR="$tmp/root" PREFIX=/usr > "$tmp/install.log" 2>&1
 is "$?" 0 "make install DESTDIR= PREFIX=/usr"

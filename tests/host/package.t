@@ -2,12 +2,7 @@
 # The Debian packages make deb built: lintian finds no error, and each package
 # holds what it should (the paths make install promises).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-OUTPUT=${OUTPUT:-$top/build}
-case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
+. "$(dirname "$0")/tap.sh"
 changes=$(ls "$OUTPUT"/deb/ksymattach_*_amd64.changes 2>/dev/null | head -n1)
 if [ -z "$changes" ]; then
 	nok "no package built in $OUTPUT/deb (make deb)"
