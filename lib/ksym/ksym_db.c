@@ -460,9 +460,11 @@ void ksym_db__flush(struct ksym_db *db)
 					c ? c : from);
 		ksym_table__free(c);
 		ksym_table__free(all);
-		if (err && db->opts.verbose)
-			warn(db, "cannot write cache %s/%s: %s", db->opts.cache_dir,
-			     db->pending[i].name, strerror(-err));
+		/* root's cache that cannot be written (/run full, read-only) is worth a
+		 * word; a user's run is not expected to write root's */
+		if (err && (db->opts.verbose || !geteuid()))
+			warn(db, "cannot write cache %s/%s: %s; the run goes on without it",
+			     db->opts.cache_dir, db->pending[i].name, strerror(-err));
 	}
 	if (db->pending_cnt)
 		db->phase_ns[KSYM_PH_STORE] += ksym_now_ns() - t0;

@@ -9,4 +9,5 @@ case $series in
 6.1) . ./old.sh ;;
 *) . ./multi.sh; . ./attach.sh; . ./agent.sh ;;
 esac
+. ./faults.sh
 . ./errors.sh
