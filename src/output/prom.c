@@ -205,9 +205,11 @@ int prom__write(FILE *f, const struct prom_view *v)
 	gauge(f, "ksymattach_fallback_kprobes",
 	      "1 when classic kprobes stood in for kprobe.multi.", v->fallback);
 	header(f, "ksymattach_phase_seconds", "gauge", "Wall time of each phase of the last attach.");
-	for (ph = 0; ph < KATTACH_PH_CNT; ph++)
-		fprintf(f, "ksymattach_phase_seconds{phase=\"%s\"} %.9f\n", kattach__phase_name(ph),
-			v->phase_ns[ph] / 1e9);
+	for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
+		fprintf(f, "ksymattach_phase_seconds{phase=\"%s\",resolver=\"", kattach__phase_name(ph));
+		label(f, v->resolver);
+		fprintf(f, "\"} %.9f\n", v->phase_ns[ph] / 1e9);
+	}
 	header(f, "ksymattach_attach_stall_seconds", "gauge",
 	       "Read, parse, index, match, load and attach of the last attach.");
 	fputs("ksymattach_attach_stall_seconds{resolver=\"", f);
