@@ -10,4 +10,5 @@ case $series in
 *) . ./multi.sh; . ./attach.sh; . ./agent.sh ;;
 esac
 . ./faults.sh
+. ./signals.sh
 . ./errors.sh
