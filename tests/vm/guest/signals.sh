@@ -18,7 +18,7 @@ sig_try() { # SIGNAL DELAY CMD...
 		echo "# SIG$s after ${delay}s: rc $rc (want $want or 0), links $links, temporaries $tmps: $*"
 	fi
 }
-for delay in 0.05 0.2 0.5 1 1.5 2.5; do
+for delay in 0.1 0.5 1.2 2.5; do
 	rm -rf /run/ksymattach	# cold: reading, parsing, the kcore check, the cache write
 	sig_try INT $delay $K -p 'vfs_*'
 	sig_try TERM $delay $K -p 'vfs_*'	# warm now, or cold again where interrupted
