@@ -213,23 +213,31 @@ static bool pattern_matches(const char *p, const char *name, const char *module)
 	return ksym_glob_match(p, name);
 }
 
-static bool excluded_by_opts(const struct kattach *a, const struct ksym *sym, uint64_t loc)
+static bool excluded_by_glob(const struct kattach *a, const struct ksym *sym)
 {
-	const struct kattach_opts *o = &a->opts;
-	size_t i, lo = 0, hi = o->skip_cnt;
+	size_t i;
 
-	for (i = 0; i < o->exclude_cnt; i++)
-		if (pattern_matches(o->excludes[i], sym->name, sym->module))
+	for (i = 0; i < a->opts.exclude_cnt; i++)
+		if (pattern_matches(a->opts.excludes[i], sym->name, sym->module))
 			return true;
+	return false;
+}
+
+/* Attached elsewhere already (opts.skip_addrs, sorted). */
+static bool skipped_addr(const struct kattach *a, uint64_t loc)
+{
+	const uint64_t *v = a->opts.skip_addrs;
+	size_t lo = 0, hi = a->opts.skip_cnt;
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->skip_addrs[mid] < loc)
+		if (v[mid] < loc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < o->skip_cnt && o->skip_addrs[lo] == loc;
+	return lo < a->opts.skip_cnt && v[lo] == loc;
 }
 
 static int add_target(const struct ksym *sym, void *ctx)
@@ -245,7 +253,7 @@ static int add_target(const struct ksym *sym, void *ctx)
 	if (a->opts.stop && *a->opts.stop)
 		return fail(a, EINTR, "interrupted while resolving");
 	/* matched, but no target: it does not count as a match either */
-	if (a->opts.exclude_cnt && excluded_by_opts(a, sym, sym->addr)) {
+	if (excluded_by_glob(a, sym)) {
 		c->matched++;
 		return 0;
 	}
@@ -257,7 +265,7 @@ static int add_target(const struct ksym *sym, void *ctx)
 	if (tr < 0 && tr != -ENODATA)
 		return fail(a, tr, "cannot check %s in the kernel text: %s", sym->name,
 			    strerror(-tr));
-	if (a->opts.skip_cnt && excluded_by_opts(a, sym, loc)) {
+	if (skipped_addr(a, loc)) {
 		c->matched++;
 		return 0;
 	}
@@ -299,17 +307,18 @@ static bool kernel_can_probe(void)
 {
 	static const char *const fprobe[] = { "register_fprobe" };
 	struct ksym_parse_opts po = { .sz = sizeof(po), .names = fprobe, .name_cnt = 1 };
+	static int known = -1;	/* the kernel's, once per process: resolve and attach ask */
 	struct ksym_table *t;
-	bool found;
 
-	if (have_kprobes())
-		return true;
-	t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
-	if (!t)
-		return true;	/* cannot tell: let the attach say what fails */
-	found = ksym_table__cnt(t) > 0;
-	ksym_table__free(t);
-	return found;
+	if (known < 0 && have_kprobes())
+		known = 1;
+	if (known < 0) {
+		t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
+		/* cannot tell: let the attach say what fails */
+		known = !t || ksym_table__cnt(t) > 0;
+		ksym_table__free(t);
+	}
+	return known;
 }
 
 static int no_probes(struct kattach *a)
