@@ -19,6 +19,7 @@
 #include "attach.h"
 #include "bench.h"
 #include "compare.h"
+#include "cache.h"
 #include "query.h"
 #include "report.h"
 #include "service.h"
@@ -39,6 +40,7 @@ enum command {
 	CMD_BOOT,	/* the boot measurement (ksymattach-boot.service) */
 	CMD_DAEMON,	/* ksymattach.service */
 	CMD_CHECK_CONFIG,
+	CMD_CACHE,	/* the build cache: export, import */
 };
 
 /* Options given on the command line, which override the config file's keys. */
@@ -77,6 +79,7 @@ static struct env {
 	enum ksym_funcs_from funcs_from;
 	const char *blacklist;
 	const char *cache_dir;
+	const char *build_cache_dir;
 	const char *config;
 	unsigned int given;	/* GIVEN_* */
 	int rounds;
@@ -90,7 +93,8 @@ static struct env {
 
 const char *argp_program_version = "ksymattach " KSA_VERSION;
 static const char args_doc[] =
-	"[sym NAME... | addr ADDR... | resolve PATTERN... | bench [FILE...] | boot | daemon]";
+	"[sym NAME... | addr ADDR... | resolve PATTERN... | bench [FILE...] | boot | daemon |\n"
+	"cache export FILE | cache import FILE...]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
@@ -98,6 +102,7 @@ static const char doc[] =
 "       ksymattach sym NAME...      ksymattach addr ADDR...\n"
 "       ksymattach resolve PATTERN... [-o json]\n"
 "       ksymattach boot|daemon [--config FILE]   ksymattach --check-config [FILE]\n"
+"       ksymattach cache export FILE             ksymattach cache import FILE...\n"
 "\n"
 "EXAMPLES:\n"
 "    ksymattach -p 'vfs_*'            # attach, report phase times, detach\n"
@@ -132,6 +137,7 @@ enum {
 	OPT_SOURCE,
 	OPT_CONFIG,
 	OPT_CHECK_CONFIG,
+	OPT_BUILD_CACHE_DIR,
 };
 
 static const struct argp_option opts[] = {
@@ -165,6 +171,8 @@ static const struct argp_option opts[] = {
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
 	{ "cache-dir", OPT_CACHE_DIR, "DIR", OPTION_HIDDEN, "Cache directory (tests)", 1 },
+	{ "build-cache-dir", OPT_BUILD_CACHE_DIR, "DIR", OPTION_HIDDEN,
+	  "Build cache directory (tests)", 1 },
 	{ "config", OPT_CONFIG, "FILE", 0, "boot, daemon: the config file (default "
 					   KSA_CONFIG_DEFAULT "); options given here override it", 2 },
 	{ "check-config", OPT_CHECK_CONFIG, NULL, 0, "Check the config file (operand, or "
@@ -211,7 +219,7 @@ static const struct {
 } commands[] = {
 	{ "sym", CMD_SYM },		{ "addr", CMD_ADDR },	{ "bench", CMD_BENCH },
 	{ "resolve", CMD_RESOLVE },	{ "complete", CMD_COMPLETE },
-	{ "boot", CMD_BOOT },		{ "daemon", CMD_DAEMON },
+	{ "boot", CMD_BOOT },		{ "daemon", CMD_DAEMON },	{ "cache", CMD_CACHE },
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -315,6 +323,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_CONFIG: env.config = arg; break;
 	case OPT_CHECK_CONFIG: env.cmd = CMD_CHECK_CONFIG; break;
 	case OPT_CACHE_DIR: env.cache_dir = arg; break;
+	case OPT_BUILD_CACHE_DIR: env.build_cache_dir = arg; break;
 	case OPT_ROUNDS:
 		env.rounds = strtol(arg, &end, 10);
 		if (*end || env.rounds < 1 || env.rounds > 64)
@@ -348,7 +357,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				env.config = arg;
 			else
 				usage_error(state, "unknown command '%s' (sym, addr, resolve, bench, "
-					    "boot or daemon)", arg);
+					    "boot, daemon or cache)", arg);
 			break;
 		}
 		if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON)
@@ -594,6 +603,7 @@ int main(int argc, char **argv)
 	dbo.funcs_from = env.funcs_from;
 	dbo.blacklist_path = env.blacklist;
 	dbo.cache_dir = env.cache_dir;
+	dbo.build_cache_dir = env.build_cache_dir;
 	dbo.no_cache = env.no_cache;
 	dbo.verbose = env.verbose;
 	dbo.warn = warn_fn;
@@ -614,6 +624,8 @@ int main(int argc, char **argv)
 
 		return env.cmd == CMD_BOOT ? service__boot(&so) : service__daemon(&so);
 	}
+	if (env.cmd == CMD_CACHE)
+		return cache__cmd(env.args, env.arg_cnt, env.build_cache_dir);
 	if (env.cmd == CMD_RESOLVE) {
 		env.list = true;
 		env.compare = false;

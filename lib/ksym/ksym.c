@@ -384,6 +384,11 @@ void ksym_table__free(struct ksym_table *t)
 		return;
 	akeys_free(t->akeys);
 	if (t->map) {
+		/* a rebased build cache: its own entries and index over mapped strings */
+		if (t->ent_cap) {
+			ksym_index_free(&t->ix);
+			ksym_mem_free(t->ents, t->ent_cap * sizeof(*t->ents));
+		}
 		munmap(t->map, t->map_len);
 		free(t);
 		return;

@@ -47,7 +47,7 @@ struct cache_hdr {
  * Catches truncation, flipped bits and moved blocks, which is all it is for:
  * it is no defence against a root-owned forgery.
  */
-static uint64_t sum64(const void *p, size_t len)
+uint64_t ksym_sum64(const void *p, size_t len)
 {
 	const uint64_t K1 = 0x9e3779b97f4a7c15ull;
 	const unsigned char *b = p;
@@ -171,7 +171,7 @@ static size_t align8(size_t v)
 
 static uint64_t hdr_sum(const struct cache_hdr *h)
 {
-	return sum64(h, offsetof(struct cache_hdr, hdr_sum));
+	return ksym_sum64(h, offsetof(struct cache_hdr, hdr_sum));
 }
 
 /* The table's end in the file (header included); false if the sizes cannot be. */
@@ -210,7 +210,7 @@ static struct ksym_table *bad(void *map, size_t len, int err)
  * passed the checksum can still have been written by someone else. One
  * branch-free pass per array, as these run at memory speed.
  */
-static bool valid(const struct ksym_table *t, uint64_t nslots)
+bool ksym_cache_valid(const struct ksym_table *t, uint64_t nslots)
 {
 	const struct ksym_slot *sl = t->ix.slots;
 	const uint32_t *dup = t->ix.dup_next;
@@ -241,8 +241,8 @@ static bool valid(const struct ksym_table *t, uint64_t nslots)
  * dir/name mapped read-only if it is a regular file of ours, closed to others
  * and at least min bytes long; NULL with errno (EPERM, EBADMSG, ENOENT...).
  */
-static char *map_file(const char *dir, const char *name, size_t min, struct stat *st,
-		      bool populate)
+char *ksym_cache_map(const char *dir, const char *name, size_t min, struct stat *st,
+		     bool populate, bool writable)
 {
 	char path[512], *map;
 	int fd;
@@ -260,7 +260,7 @@ static char *map_file(const char *dir, const char *name, size_t min, struct stat
 		close(fd);
 		return bad(NULL, 0, EBADMSG), NULL;
 	}
-	map = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
+	map = mmap(NULL, st->st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
 		   fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
@@ -280,7 +280,7 @@ static const struct cache_hdr *map_cache(const char *dir, const char *name,
 	const struct cache_hdr *h;
 	char *map;
 
-	map = map_file(dir, name, sizeof(*h), st, populate);
+	map = ksym_cache_map(dir, name, sizeof(*h), st, populate, false);
 	if (!map)
 		return NULL;
 	h = (const struct cache_hdr *)map;
@@ -309,7 +309,7 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 		return NULL;
 	map = (char *)h;
 	/* the resolve section is checked where it is used, not here */
-	if (sum64(map + sizeof(*h), need - sizeof(*h)) != h->payload_sum)
+	if (ksym_sum64(map + sizeof(*h), need - sizeof(*h)) != h->payload_sum)
 		return bad(map, st.st_size, EBADMSG);
 	ents_len = h->cnt * sizeof(struct ksym_ent);
 	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
@@ -336,7 +336,7 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	t->fmt = h->fmt;
 	t->map = map;
 	t->map_len = st.st_size;
-	if (!valid(t, h->nslots))
+	if (!ksym_cache_valid(t, h->nslots))
 		goto corrupt;
 	return t;
 corrupt:
@@ -363,7 +363,7 @@ static int write_all(int fd, const void *p, size_t len)
 }
 
 /* The directory must be ours and closed to others: the cache is trusted input. */
-static int check_dir(const char *dir)
+int ksym_cache_dir(const char *dir)
 {
 	struct stat st;
 
@@ -377,8 +377,8 @@ static int check_dir(const char *dir)
 }
 
 /* dir/name becomes header + payload whole or not at all: a 0600 temporary, renamed. */
-static int write_atomic(const char *dir, const char *name, const void *hdr, size_t hlen,
-			const void *pay, size_t plen)
+int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t hlen,
+		     const void *pay, size_t plen)
 {
 	char path[512], tmp[520];
 	int fd, err;
@@ -414,7 +414,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	char *pay = NULL;
 	int err;
 
-	err = check_dir(dir);
+	err = ksym_cache_dir(dir);
 	if (err)
 		return err;
 	/* strings compacted: names and module names only, no address text */
@@ -483,7 +483,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	ksym_res__write(&c, &rp, pay + roff);
 	h.res_len = rp.len;
 	h.res_head_len = rp.head_len;
-	h.res_head_sum = sum64(pay + roff, rp.head_len);
+	h.res_head_sum = ksym_sum64(pay + roff, rp.head_len);
 	h.res_buckets = rp.buckets;
 	h.res_mods = rp.mods;
 	memcpy(pay, c.ents, el);
@@ -491,10 +491,10 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	memcpy(pay + el + ml, c.ix.slots, sl);
 	memcpy(pay + el + ml + sl, c.ix.dup_next, t->cnt * sizeof(uint32_t));
 	memcpy(pay + el + ml + sl + dl, c.buf, slen);
-	h.payload_sum = sum64(pay, total);
+	h.payload_sum = ksym_sum64(pay, total);
 	h.hdr_sum = hdr_sum(&h);
 
-	err = write_atomic(dir, name, &h, sizeof(h), pay, roff + rp.len);
+	err = ksym_cache_write(dir, name, &h, sizeof(h), pay, roff + rp.len);
 out:
 	ksym_res__plan_free(&rp);
 	ksym_index_free(&c.ix);
@@ -543,7 +543,7 @@ struct ksym_answers {
 
 static uint64_t answers_hdr_sum(const struct answers_hdr *h)
 {
-	return sum64(h, offsetof(struct answers_hdr, hdr_sum));
+	return ksym_sum64(h, offsetof(struct answers_hdr, hdr_sum));
 }
 
 int ksym_cache__store_answers(const char *dir, const char *name, const struct ksym_cache_key *key,
@@ -555,7 +555,7 @@ int ksym_cache__store_answers(const char *dir, const char *name, const struct ks
 	char *pay, *buf;
 	int err;
 
-	err = check_dir(dir);
+	err = ksym_cache_dir(dir);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
@@ -595,10 +595,10 @@ int ksym_cache__store_answers(const char *dir, const char *name, const struct ks
 	h.key = *key;
 	h.n = n;
 	h.buf_len = align8(blen);
-	h.payload_sum = sum64(pay, total);
+	h.payload_sum = ksym_sum64(pay, total);
 	h.hdr_sum = answers_hdr_sum(&h);
 
-	err = write_atomic(dir, name, &h, sizeof(h), pay, total);
+	err = ksym_cache_write(dir, name, &h, sizeof(h), pay, total);
 	free(pay);
 	return err;
 }
@@ -626,7 +626,7 @@ struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 	char *map;
 	size_t i;
 
-	map = map_file(dir, name, sizeof(*h), &st, true);
+	map = ksym_cache_map(dir, name, sizeof(*h), &st, true, false);
 	if (!map)
 		return NULL;
 	h = (const struct answers_hdr *)map;
@@ -637,7 +637,7 @@ struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 		return bad(map, st.st_size, ESTALE), NULL;
 	if (h->buf_len > UINT32_MAX || !h->buf_len || h->n > UINT32_MAX ||
 	    sizeof(*h) + h->n * sizeof(*rec) + h->buf_len != (size_t)st.st_size ||
-	    sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
+	    ksym_sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
 		return bad(map, st.st_size, EBADMSG), NULL;
 	rec = (const struct answer_rec *)(map + sizeof(*h));
 	buf = map + sizeof(*h) + n * sizeof(*rec);
@@ -693,7 +693,7 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 	/* the head whole, the records each where they are used */
 	sec = map + align8(need);
 	if (h->res_mods > UINT16_MAX || h->res_head_len > h->res_len ||
-	    sum64(sec, h->res_head_len) != h->res_head_sum ||
+	    ksym_sum64(sec, h->res_head_len) != h->res_head_sum ||
 	    ksym_res__open(&x, sec, h->res_len, h->res_head_len, h->res_buckets, h->res_mods) ||
 	    ksym_res__find_many(&x, names, n, out) < 0)
 		return bad(map, st.st_size, EBADMSG), NULL;

@@ -50,6 +50,12 @@ struct ksym_db {
 		bool partial;	/* only what the patterns match: read it all again */
 	} pending[2];
 	int pending_cnt;
+	/* FUNCS rebased from the build cache: each checked where it is, in kcore */
+	bool rebased;
+	unsigned int rebase_bad;	/* sites not where the build cache said */
+	uint64_t anchors[KSYM_ANCHOR_CNT];
+	uint64_t *confirmed;		/* sites checked while loading, sorted */
+	size_t confirmed_cnt, confirmed_cap;
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
 	struct ksym_cache_key key;
 	int key_err;			/* 1: not read yet */
@@ -91,6 +97,8 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	db->key_err = 1;
 	if (!db->opts.cache_dir)
 		db->opts.cache_dir = KSYM_CACHE_DIR;
+	if (!db->opts.build_cache_dir)
+		db->opts.build_cache_dir = KSYM_BUILD_CACHE_DIR;
 	return db;
 }
 
@@ -110,6 +118,7 @@ void ksym_db__free(struct ksym_db *db)
 		free(db->prefixes[i]);
 	free(db->prefixes);
 	free(db->names);
+	free(db->confirmed);
 	free(db);
 }
 
@@ -118,6 +127,7 @@ struct ksym_table *ksym_db__kallsyms(const struct ksym_db *db) { return db->kall
 const char *ksym_db__errmsg(const struct ksym_db *db) { return db->err; }
 bool ksym_db__traceability_known(const struct ksym_db *db) { return db->traceability_known; }
 bool ksym_db__blacklist_known(const struct ksym_db *db) { return db->blacklist; }
+bool ksym_db__from_build_cache(const struct ksym_db *db) { return db->rebased; }
 bool ksym_db__from_cache(const struct ksym_db *db, unsigned int which)
 {
 	return (db->cached & which) == which;
@@ -182,15 +192,81 @@ static void find_bounds(struct ksym_db *db)
 	}
 }
 
+/*
+ * The first bytes of the text at addr and the ftrace site in them (*off as
+ * ksym__ftrace_site() gives it). A call patched in or out finishes within
+ * microseconds of its int3; int3 padding never does, so the waiting is
+ * bounded. Returns kcore's error (-EFAULT: no live text there).
+ */
+static int text_site(struct ksym_db *db, uint64_t addr, unsigned char text[16], int *off,
+		     uint64_t *call)
+{
+	int tries, err;
+
+	for (tries = 0;; tries++) {
+		err = ksym_kcore__read(db->kcore, addr, text, 16);
+		if (err)
+			return err;
+		*off = ksym__ftrace_site(text, 16, addr, call);
+		if (*off != -EAGAIN || tries == 3 || db->flux_waits >= 256)
+			return 0;
+		db->flux_waits++;
+		ksym_kcore__forget(db->kcore);
+		usleep(100);
+	}
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A function rebased from the build cache is traceable if its ftrace site is
+ * at its address, as the file says: the nop, or a call to a trampoline (traced
+ * now). Anything else means the rebase went wrong: counted, never attached.
+ */
+static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
+{
+	const uint64_t *a = db->anchors;
+	unsigned char text[16];
+	uint64_t call = 0;
+	int off, err;
+
+	if (sym->flags & KSYM_F_UNRESOLVED)
+		return 0;	/* its module is not loaded now */
+	if (db->confirmed_cnt && bsearch(&sym->addr, db->confirmed, db->confirmed_cnt,
+					 sizeof(*db->confirmed), addr_cmp)) {
+		*loc = sym->addr;
+		return 1;
+	}
+	err = text_site(db, sym->addr, text, &off, &call);
+	if (err && err != -EFAULT)
+		return err;
+	if (!err && (off == 0 || (off == -EAGAIN && text[0] == 0xcc)) &&
+	    (!call || call == a[KSYM_ANCHOR_FTRACE_CALLER] ||
+	     call == a[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
+	     (a[KSYM_ANCHOR_ETEXT] && (call < a[KSYM_ANCHOR_STEXT] || call >= a[KSYM_ANCHOR_ETEXT])))) {
+		*loc = sym->addr;
+		return 1;
+	}
+	db->rebase_bad++;
+	return 0;
+}
+
 int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
 {
 	unsigned char text[16];
 	uint64_t call;
 	struct ksym f;
-	int off, err, tries;
+	int off, err;
 
 	if (!db->funcs || !db->traceability_known)
 		return -ENODATA;
+	if (db->rebased)
+		return rebased_loc(db, sym, loc);
 	if (!db->probe) {
 		if (sym->flags & KSYM_F_TRACEABLE) {
 			*loc = sym->addr;
@@ -215,23 +291,11 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 		find_bounds(db);
 	if (sym->addr >= db->init_lo && sym->addr < db->init_hi)
 		return 0;
-	for (tries = 0;; tries++) {
-		err = ksym_kcore__read(db->kcore, sym->addr, text, sizeof(text));
-		if (err == -EFAULT)
-			return 0;	/* no live text there */
-		if (err)
-			return err;
-		off = ksym__ftrace_site(text, sizeof(text), sym->addr, &call);
-		/*
-		 * A call patched in or out finishes within microseconds of its
-		 * int3; int3 padding never does, so the waiting is bounded.
-		 */
-		if (off != -EAGAIN || tries == 3 || db->flux_waits >= 256)
-			break;
-		db->flux_waits++;
-		ksym_kcore__forget(db->kcore);
-		usleep(100);
-	}
+	err = text_site(db, sym->addr, text, &off, &call);
+	if (err == -EFAULT)
+		return 0;	/* no live text there */
+	if (err)
+		return err;
 	/*
 	 * Still mid-patch: a site if the call being patched in or out goes to a
 	 * trampoline the table lists. A link detached just before is unpatched
@@ -427,6 +491,12 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 	return *out ? 0 : -errno;
 }
 
+static bool live_kallsyms(const struct ksym_db *db);
+static void build_path(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
+		       size_t len);
+static void build_store(struct ksym_db *db, const struct ksym_table *checked,
+			const struct ksym_table *from);
+
 void ksym_db__flush(struct ksym_db *db)
 {
 	struct ksym_cache_key now;
@@ -451,10 +521,28 @@ void ksym_db__flush(struct ksym_db *db)
 		}
 		if (db->pending[i].checked) {
 			err = checked_table(db, from, &c);
+			if (!err && db->rebased && db->rebase_bad) {
+				char path[600];
+				struct ksym_layout l;
+
+				/* a function not where the file says: neither cache is kept */
+				if (!ksym_layout__live(&l)) {
+					build_path(db, &l, path, sizeof(path));
+					warn(db, "build cache %s does not match this kernel's text "
+					     "(%u functions): removed", path, db->rebase_bad);
+					unlink(path);
+					ksym_layout__free(&l);
+				}
+				err = -ESTALE;
+			}
+			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path)
+				build_store(db, c, from);
 			ksym_table__free(all);
 			all = NULL;
-			if (err)
+			if (err) {
+				ksym_table__free(c);
 				continue;
+			}
 		}
 		err = ksym_cache__store(db->opts.cache_dir, db->pending[i].name, &db->pending[i].key,
 					c ? c : from);
@@ -653,6 +741,138 @@ static int pattern_filter(struct ksym_db *db)
 	return 0;
 }
 
+/* The build cache's file for this build, for its messages. */
+static void build_path(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
+		       size_t len)
+{
+	char name[64];
+
+	ksym_build__name(l, name, sizeof(name));
+	snprintf(buf, len, "%s/%s", db->opts.build_cache_dir, name);
+}
+
+static int confirm_one(const struct ksym *sym, void *ctx)
+{
+	struct ksym_db *db = ctx;
+	uint64_t loc;
+
+	if (rebased_loc(db, sym, &loc) <= 0)
+		return 0;
+	if (db->confirmed_cnt == db->confirmed_cap) {
+		size_t cap = db->confirmed_cap ? db->confirmed_cap * 2 : 256;
+		uint64_t *n = realloc(db->confirmed, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		db->confirmed = n;
+		db->confirmed_cap = cap;
+	}
+	db->confirmed[db->confirmed_cnt++] = loc;
+	return 0;
+}
+
+/*
+ * The first run of a boot of a build seen before: the build cache rebased
+ * onto this boot. What the patterns match is checked in the kernel text now
+ * (the rest when the /run cache is written); a site not where the file says
+ * costs the file and the run goes on cold. Modules the file does not know
+ * (loaded since, or another build of them) are a cold run too, whose cache
+ * then knows them. -ENOENT: go on cold.
+ */
+static int build_funcs(struct ksym_db *db)
+{
+	struct ksym_layout l;
+	char path[600];
+	uint64_t t0 = ksym_now_ns();
+	size_t unknown = 0, i;
+	struct ksym_table *t;
+	int err;
+
+	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live(&l))
+		return -ENOENT;
+	t = ksym_build__load(db->opts.build_cache_dir, &l, db->anchors, &unknown);
+	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
+	build_path(db, &l, path, sizeof(path));
+	if (!t) {
+		if (errno == EBADMSG || errno == EPERM)
+			warn(db, "ignoring build cache %s: %s; rebuilding it", path,
+			     errno == EPERM ? "not a private root-owned file" : "corrupt or truncated");
+		else if (errno == ESTALE && db->opts.verbose)
+			warn(db, "build cache %s is another build's; rebuilding it", path);
+		ksym_layout__free(&l);
+		return -ENOENT;
+	}
+	if (unknown) {
+		if (db->opts.verbose)
+			warn(db, "build cache %s: %zu loaded modules not in it; reading the "
+			     "kernel's symbols", path, unknown);
+		ksym_table__free(t);
+		ksym_layout__free(&l);
+		return -ENOENT;
+	}
+	db->funcs = t;
+	db->rebased = true;
+	t0 = ksym_now_ns();
+	for (i = 0, err = 0; i < db->opts.pattern_cnt && !err; i++)
+		err = ksym_table__match(t, db->opts.patterns[i], confirm_one, db);
+	qsort(db->confirmed, db->confirmed_cnt, sizeof(*db->confirmed), addr_cmp);
+	db->phase_ns[KSYM_PH_INDEX] += ksym_now_ns() - t0;
+	if (err || db->rebase_bad) {
+		if (db->rebase_bad) {
+			warn(db, "build cache %s does not match this kernel's text (%u functions): "
+			     "removed; reading the kernel's symbols", path, db->rebase_bad);
+			unlink(path);
+		}
+		ksym_table__free(t);
+		db->funcs = NULL;
+		db->rebased = false;
+		db->rebase_bad = 0;
+		db->confirmed_cnt = 0;
+		ksym_layout__free(&l);
+		return err ? err : -ENOENT;
+	}
+	ksym_layout__free(&l);
+	return 0;
+}
+
+/* Where the kcore check needs them: text bounds and ftrace's callers, from t. */
+static void find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT])
+{
+	static const char *const names[KSYM_ANCHOR_CNT] = {
+		[KSYM_ANCHOR_STEXT] = "_stext", [KSYM_ANCHOR_ETEXT] = "_etext",
+		[KSYM_ANCHOR_SINITTEXT] = "_sinittext", [KSYM_ANCHOR_EINITTEXT] = "_einittext",
+		[KSYM_ANCHOR_FTRACE_CALLER] = "ftrace_caller",
+		[KSYM_ANCHOR_FTRACE_REGS_CALLER] = "ftrace_regs_caller",
+	};
+	struct ksym s;
+	int i;
+
+	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
+		a[i] = ksym_table__find(t, names[i], "", &s, 1) > 0 ? s.addr : 0;
+}
+
+/* What a cold run confirmed, for the next boots of this build. */
+static void build_store(struct ksym_db *db, const struct ksym_table *checked,
+			const struct ksym_table *from)
+{
+	uint64_t anchors[KSYM_ANCHOR_CNT];
+	struct ksym_layout l;
+	char name[64];
+	int err;
+
+	if (db->opts.no_build_cache || ksym_layout__live(&l))
+		return;
+	find_anchors(from, anchors);
+	err = ksym_build__store(db->opts.build_cache_dir, &l, checked, anchors, "kallsyms+kcore");
+	ksym_build__name(&l, name, sizeof(name));
+	if (!err)
+		ksym_build__prune(db->opts.build_cache_dir, name, KSYM_BUILD_CACHE_KEEP);
+	else if (db->opts.verbose || !geteuid())
+		warn(db, "cannot write build cache %s/%s: %s; the next boot's first run is cold",
+		     db->opts.build_cache_dir, name, strerror(-err));
+	ksym_layout__free(&l);
+}
+
 /*
  * kallsyms text symbols as candidates, checked through kcore when asked
  * (ksym_db__ftrace_loc). -EAGAIN: kcore unreadable and the choice was ours.
@@ -694,8 +914,18 @@ static int kallsyms_funcs(struct ksym_db *db)
 			    no_cap ? " (CAP_SYS_RAWIO is missing)" : " (kernel lockdown?)");
 	}
 	db->traceability_known = true;
-	db->probe = true;
 	db->funcs_source = "kallsyms+kcore";
+	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
+		err = build_funcs(db);
+		if (!err) {
+			db->funcs_source = "kallsyms+kcore (build cache)";
+			cache_put(db, "funcs", &key, db->funcs, true, false);
+			return 0;
+		}
+		if (err != -ENOENT)
+			return fail(db, err, "cannot check the build cache: %s", strerror(-err));
+	}
+	db->probe = true;
 	if (db->opts.need & KSYM_DB_KALLSYMS) {
 		/* wanted whole anyway: one table serves both */
 		err = load_kallsyms(db, false);

@@ -247,4 +247,65 @@ int ksym_res__open(struct ksym_res *x, const char *sec, size_t len, size_t head_
 int ksym_res__find_many(const struct ksym_res *x, const char *const *names, size_t n,
 			struct ksym *out);
 
+/*
+ * Cache files (ksym_cache.c), shared with the build cache (ksym_build.c): the
+ * checksum; dir/name mapped if it is a private regular file of ours at least
+ * min bytes long (NULL with errno); the directory made or checked (ours,
+ * closed to others); a file written whole or not at all; a mapped table's
+ * offsets and chains checked.
+ */
+uint64_t ksym_sum64(const void *p, size_t len);
+struct stat;
+char *ksym_cache_map(const char *dir, const char *name, size_t min, struct stat *st,
+		     bool populate, bool writable);
+int ksym_cache_dir(const char *dir);
+int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t hlen,
+		     const void *pay, size_t plen);
+bool ksym_cache_valid(const struct ksym_table *t, uint64_t nslots);
+
+/*
+ * This boot's layout (ksym_build.c): the kernel's build ID and where its text
+ * and each module's text start now. Everything else about a build is the same
+ * at every boot.
+ */
+#define KSYM_BUILD_ID_MAX 20
+
+struct ksym_layout_mod {
+	char name[64];
+	uint8_t id[KSYM_BUILD_ID_MAX];
+	uint8_t id_len;		/* 0: no build ID, never cached */
+	uint64_t base;		/* /proc/modules: the start of its text */
+};
+
+struct ksym_layout {
+	uint8_t id[KSYM_BUILD_ID_MAX];
+	uint8_t id_len;
+	uint64_t text;		/* _text */
+	struct ksym_layout_mod *mods;
+	size_t mod_cnt;
+};
+
+int ksym_layout__live(struct ksym_layout *l);
+void ksym_layout__free(struct ksym_layout *l);
+
+/* Where a text symbol's ftrace site check needs to know what is a trampoline. */
+enum { KSYM_ANCHOR_STEXT, KSYM_ANCHOR_ETEXT, KSYM_ANCHOR_SINITTEXT, KSYM_ANCHOR_EINITTEXT,
+       KSYM_ANCHOR_FTRACE_CALLER, KSYM_ANCHOR_FTRACE_REGS_CALLER, KSYM_ANCHOR_CNT };
+
+/*
+ * The build cache of l's build from dir, rebased onto l: a table of the
+ * traceable functions at their ftrace sites, in address order, its index
+ * built; anchors[] rebased (0: unknown). *unknown: loaded modules the cache
+ * has not (or not of this build). NULL with errno as ksym_cache__load().
+ */
+struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
+				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown);
+/* t (functions at their sites, this boot's addresses) stored for l's build. */
+int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
+		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source);
+/* Removes all but the newest keep build caches in dir (keep_name counts as one). */
+void ksym_build__prune(const char *dir, const char *keep_name, int keep);
+/* l's build's cache file name in the cache directory ("build-<hex id>"). */
+void ksym_build__name(const struct ksym_layout *l, char *buf, size_t len);
+
 #endif

@@ -293,6 +293,31 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 					 const char *const *names, size_t n, struct ksym *out);
 
 /*
+ * The build cache: the traceable functions of one kernel build (its build ID,
+ * /sys/kernel/notes; each module by its own), kept across boots as offsets
+ * from their bases (vmlinux's _text, each module's text), so that the first
+ * run of every boot of that build is a warm one. Never a boot's addresses:
+ * they would tell a reader of the file the boot's KASLR slide. Checked as the
+ * /run cache is (owner, mode, O_NOFOLLOW, magic, version, checksum, offsets);
+ * the few newest builds are kept. A rebased function is used only once its
+ * ftrace site is found in the kernel text (/proc/kcore) where the file says.
+ */
+#define KSYM_BUILD_CACHE_DIR "/var/cache/ksymattach"
+#define KSYM_BUILD_CACHE_KEEP 4
+
+/*
+ * The running build's cache from dir (NULL: KSYM_BUILD_CACHE_DIR) to path, a
+ * 0600 file written whole: for other nodes that boot the same build. -ENOENT:
+ * none yet; -ESTALE, -EBADMSG, -EPERM as ksym_cache__load().
+ */
+int ksym_build__export(const char *dir, const char *path);
+/*
+ * path checked whole and installed in dir as the running build's cache:
+ * -EBADMSG damaged or not a build cache, -ESTALE another build's.
+ */
+int ksym_build__import(const char *dir, const char *path);
+
+/*
  * The kernel's symbols, as a tracer needs them: the sources chosen, read once,
  * cached across runs. Live sources are the defaults; any explicit file bypasses
  * the cache.
@@ -366,6 +391,9 @@ struct ksym_db_opts {
 	 * answer nothing than read the kernel's files.
 	 */
 	bool cache_only;
+	/* The build cache's directory (NULL: KSYM_BUILD_CACHE_DIR); no_cache skips it too. */
+	const char *build_cache_dir;
+	bool no_build_cache;
 };
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
@@ -393,6 +421,8 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 /* In the kprobe blacklist (needs KSYM_DB_BLACKLIST; false when unknown). */
 bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr);
 bool ksym_db__blacklist_known(const struct ksym_db *db);
+/* FUNCS rebased from the build cache (the first run of a boot of a known build). */
+bool ksym_db__from_build_cache(const struct ksym_db *db);
 /* Whether FUNCS / KALLSYMS came from the cache. */
 bool ksym_db__from_cache(const struct ksym_db *db, unsigned int which);
 uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph);

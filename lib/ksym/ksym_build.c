@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The build cache: one kernel build's traceable functions, kept across boots.
+ * KASLR slides vmlinux as a whole and places each module as a whole, so a
+ * function's offset from its base (vmlinux's _text, its module's text) is the
+ * same at every boot of a build. The file holds offsets only, never a boot's
+ * addresses (they would tell its reader the slide), grouped by base: vmlinux,
+ * then each module with its own build ID. A boot's first run finds its bases
+ * (a page of /proc/kallsyms, /proc/modules), adds them, and puts the groups
+ * in address order: the name index in the file follows by a shift per group.
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ksym_internal.h"
+
+#define BUILD_MAGIC "KSYMBLD1"
+#define BUILD_VERSION 1
+
+struct build_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t ent_size;
+	uint8_t id[KSYM_BUILD_ID_MAX];
+	uint8_t id_len;
+	uint8_t pad[3];
+	char source[64];			/* what the functions were read from */
+	uint64_t anchors[KSYM_ANCHOR_CNT];	/* offsets from _text; 0: unknown */
+	uint32_t slot_mask;
+	uint32_t vm_cnt;			/* vmlinux's entries, first */
+	uint64_t cnt, mod_cnt, nslots, buf_len;
+	uint64_t payload_sum;
+	uint64_t hdr_sum;
+};
+
+/* One per module, in the order of the entries' groups. */
+struct build_mod {
+	uint8_t id[KSYM_BUILD_ID_MAX];
+	uint8_t id_len;
+	uint8_t pad[3];
+	uint32_t first, cnt;		/* its entries */
+};
+
+static size_t align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
+/* ---- this boot's layout ---- */
+
+/* The GNU build ID among the ELF notes in buf (the kernel's notes sections). */
+static int find_build_id(const char *buf, size_t len, uint8_t *id, uint8_t *id_len)
+{
+	size_t off = 0;
+
+	while (off + sizeof(Elf64_Nhdr) <= len) {
+		Elf64_Nhdr n;
+		size_t name, desc;
+
+		memcpy(&n, buf + off, sizeof(n));
+		name = off + sizeof(n);
+		desc = name + ((n.n_namesz + 3) & ~3u);
+		if (desc > len || n.n_descsz > len - desc)
+			break;
+		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 && !memcmp(buf + name, "GNU", 4) &&
+		    n.n_descsz && n.n_descsz <= KSYM_BUILD_ID_MAX) {
+			memcpy(id, buf + desc, n.n_descsz);
+			*id_len = n.n_descsz;
+			return 0;
+		}
+		off = desc + ((n.n_descsz + 3) & ~3u);
+	}
+	return -ENODATA;
+}
+
+static int build_id_file(const char *path, uint8_t *id, uint8_t *id_len)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return find_build_id(buf, n, id, id_len);
+}
+
+/*
+ * _text from the head of /proc/kallsyms: the kernel formats only what is read,
+ * and vmlinux's text starts after a few hundred per-CPU symbols.
+ */
+#define HEAD_MAX (1u << 20)
+
+static int live_text(uint64_t *text)
+{
+	size_t len = 0, scan = 0, cap = 64 << 10;
+	char *buf = malloc(cap + 1);
+	int fd, err = -ENOENT;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		char *nl;
+
+		if (n <= 0) {
+			err = n < 0 ? -errno : -ENOENT;
+			break;
+		}
+		len += n;
+		buf[len] = '\0';
+		while ((nl = memchr(buf + scan, '\n', len - scan))) {
+			unsigned long long a;
+			char type, name[16];
+
+			*nl = '\0';
+			if (sscanf(buf + scan, "%llx %c %15s", &a, &type, name) == 3 &&
+			    !strcmp(name, "_text")) {
+				*text = a;
+				err = a ? 0 : -EPERM;	/* kptr_restrict: zeros */
+				goto out;
+			}
+			scan = nl + 1 - buf;
+		}
+		/* keep the partial line, drop the rest */
+		memmove(buf, buf + scan, len - scan);
+		len -= scan;
+		scan = 0;
+		if (lseek(fd, 0, SEEK_CUR) > HEAD_MAX || len == cap)
+			break;
+	}
+out:
+	close(fd);
+	free(buf);
+	return err;
+}
+
+void ksym_layout__free(struct ksym_layout *l)
+{
+	free(l->mods);
+	memset(l, 0, sizeof(*l));
+}
+
+int ksym_layout__live(struct ksym_layout *l)
+{
+	char *buf, *line, *save = NULL;
+	size_t len, cap = 0;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	err = build_id_file("/sys/kernel/notes", l->id, &l->id_len);
+	if (!err)
+		err = live_text(&l->text);
+	if (err)
+		return err;
+	if (ksym__read_file("/proc/modules", &buf, &len))
+		return 0;	/* no modules */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct ksym_layout_mod *m;
+		char state[16], path[128];
+		unsigned long long addr;
+
+		if (l->mod_cnt == cap) {
+			struct ksym_layout_mod *n = realloc(l->mods, (cap ? cap * 2 : 64) * sizeof(*n));
+
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			l->mods = n;
+			cap = cap ? cap * 2 : 64;
+		}
+		m = &l->mods[l->mod_cnt];
+		memset(m, 0, sizeof(*m));
+		/* name size refcount deps state addr */
+		if (sscanf(line, "%63s %*u %*d %*s %15s %llx", m->name, state, &addr) != 3 ||
+		    strcmp(state, "Live") || !addr)
+			continue;	/* coming or going: its symbols are read live */
+		m->base = addr;
+		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", m->name);
+		if (build_id_file(path, m->id, &m->id_len))
+			m->id_len = 0;
+		l->mod_cnt++;
+	}
+	free(buf);
+	if (err)
+		ksym_layout__free(l);
+	return err;
+}
+
+void ksym_build__name(const struct ksym_layout *l, char *buf, size_t len)
+{
+	size_t i, off = snprintf(buf, len, "build-");
+
+	for (i = 0; i < l->id_len && off + 3 <= len; i++)
+		off += snprintf(buf + off, len - off, "%02x", l->id[i]);
+}
+
+static const struct ksym_layout_mod *layout_mod(const struct ksym_layout *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->mod_cnt; i++)
+		if (!strcmp(l->mods[i].name, name))
+			return &l->mods[i];
+	return NULL;
+}
+
+static uint64_t build_hdr_sum(const struct build_hdr *h)
+{
+	return ksym_sum64(h, offsetof(struct build_hdr, hdr_sum));
+}
+
+/* ---- storing ---- */
+
+struct order_ctx {
+	const struct ksym_table *t;
+	const uint32_t *group;		/* per module index of t: its group, 0 vmlinux */
+};
+
+static int order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct order_ctx *c = arg;
+	const struct ksym_ent *x = &c->t->ents[*(const uint32_t *)a];
+	const struct ksym_ent *y = &c->t->ents[*(const uint32_t *)b];
+	uint32_t gx = c->group[x->mod], gy = c->group[y->mod];
+
+	if (gx != gy)
+		return gx < gy ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
+		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source)
+{
+	struct ksym_table c = {};
+	struct build_hdr h = {};
+	struct build_mod *bm = NULL;
+	uint32_t *group = NULL, *order = NULL;
+	const struct ksym_layout_mod **lm = NULL;
+	struct order_ctx oc;
+	size_t i, n = 0, groups = 1, slen = 0, scap = 1, ml, el, sl, dl, total;
+	char name[64], *pay = NULL;
+	int err;
+
+	if (!l->id_len)
+		return -ENODATA;
+	err = ksym_cache_dir(dir);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	group = calloc(t->mod_cnt + 1, sizeof(*group));
+	lm = calloc(t->mod_cnt + 1, sizeof(*lm));
+	order = malloc((t->cnt ? t->cnt : 1) * sizeof(*order));
+	if (!group || !lm || !order)
+		goto out;
+	/* a module of this build, loaded now, gets a group; others are left out */
+	for (i = 0; i < t->mod_cnt; i++) {
+		const struct ksym_layout_mod *m = layout_mod(l, t->buf + t->mods[i]);
+
+		group[i + 1] = UINT32_MAX;
+		if (m && m->id_len) {
+			lm[groups] = m;
+			group[i + 1] = groups++;
+		}
+	}
+	for (i = 0; i < t->cnt; i++) {
+		const struct ksym_ent *e = &t->ents[i];
+		uint64_t base = e->mod ? (lm[group[e->mod]] ? lm[group[e->mod]]->base : 0) : l->text;
+
+		if (group[e->mod] == UINT32_MAX || (e->flags & KSYM_F_UNRESOLVED) || e->addr < base)
+			continue;
+		order[n++] = i;
+		scap += strlen(ksym_ent_name(t, e)) + 1;
+	}
+	if (!n) {
+		err = -ENODATA;
+		goto out;
+	}
+	oc.t = t;
+	oc.group = group;
+	qsort_r(order, n, sizeof(*order), order_cmp, &oc);
+	for (i = 1; i < groups; i++)
+		scap += strlen(lm[i]->name) + 1;
+	if (scap > UINT32_MAX)
+		goto out;
+	c.buf = malloc(scap);
+	c.ents = malloc(n * sizeof(*c.ents));
+	c.mods = calloc(groups, sizeof(*c.mods));
+	bm = calloc(groups, sizeof(*bm));
+	if (!c.buf || !c.ents || !c.mods || !bm)
+		goto out;
+	c.mod_cnt = groups - 1;
+	for (i = 1; i < groups; i++) {
+		c.mods[i - 1] = slen;
+		memcpy(c.buf + slen, lm[i]->name, strlen(lm[i]->name) + 1);
+		slen += strlen(lm[i]->name) + 1;
+		memcpy(bm[i - 1].id, lm[i]->id, KSYM_BUILD_ID_MAX);
+		bm[i - 1].id_len = lm[i]->id_len;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ksym_ent *e = &t->ents[order[i]];
+		uint32_t g = group[e->mod];
+		const char *nm = ksym_ent_name(t, e);
+
+		c.ents[i] = *e;
+		c.ents[i].mod = g;
+		c.ents[i].addr = e->addr - (g ? lm[g]->base : l->text);
+		c.ents[i].name = slen;
+		memcpy(c.buf + slen, nm, strlen(nm) + 1);
+		slen += strlen(nm) + 1;
+		if (g) {
+			if (!bm[g - 1].cnt)
+				bm[g - 1].first = i;
+			bm[g - 1].cnt++;
+		} else {
+			h.vm_cnt++;
+		}
+	}
+	c.buf[slen++] = '\0';
+	c.cnt = n;
+	err = ksym_index_build(&c.ix, &c);
+	if (err)
+		goto out;
+
+	memcpy(h.magic, BUILD_MAGIC, 8);
+	h.version = BUILD_VERSION;
+	h.ent_size = sizeof(struct ksym_ent);
+	memcpy(h.id, l->id, KSYM_BUILD_ID_MAX);
+	h.id_len = l->id_len;
+	snprintf(h.source, sizeof(h.source), "%s", source);
+	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
+		h.anchors[i] = anchors[i] > l->text ? anchors[i] - l->text : 0;
+	h.slot_mask = c.ix.mask;
+	h.cnt = n;
+	h.mod_cnt = c.mod_cnt;
+	h.nslots = (uint64_t)c.ix.mask + 1;
+	h.buf_len = slen;
+	ml = c.mod_cnt * sizeof(*bm);
+	el = n * sizeof(*c.ents);
+	sl = h.nslots * sizeof(struct ksym_slot);
+	dl = align8(n * sizeof(uint32_t));
+	total = ml + el + align8(c.mod_cnt * sizeof(uint32_t)) + sl + dl + align8(slen);
+	err = -ENOMEM;
+	pay = calloc(1, total);
+	if (!pay)
+		goto out;
+	memcpy(pay, bm, ml);
+	memcpy(pay + ml, c.ents, el);
+	memcpy(pay + ml + el, c.mods, c.mod_cnt * sizeof(uint32_t));
+	el += align8(c.mod_cnt * sizeof(uint32_t));
+	memcpy(pay + ml + el, c.ix.slots, sl);
+	memcpy(pay + ml + el + sl, c.ix.dup_next, n * sizeof(uint32_t));
+	memcpy(pay + ml + el + sl + dl, c.buf, slen);
+	h.payload_sum = ksym_sum64(pay, total);
+	h.hdr_sum = build_hdr_sum(&h);
+	ksym_build__name(l, name, sizeof(name));
+	err = ksym_cache_write(dir, name, &h, sizeof(h), pay, total);
+out:
+	ksym_index_free(&c.ix);
+	free(c.buf);
+	free(c.ents);
+	free(c.mods);
+	free(bm);
+	free(pay);
+	free(order);
+	free(lm);
+	free(group);
+	return err;
+}
+
+/* ---- loading ---- */
+
+struct build_view {
+	const struct build_hdr *h;
+	const struct build_mod *mods;
+	struct ksym_table t;		/* the file's table, offsets as addresses */
+};
+
+/*
+ * A mapped build cache checked whole: header, sizes, checksum, offsets, groups.
+ * False where anything does not hold.
+ */
+static bool build_check(const char *map, size_t len, struct build_view *v)
+{
+	const struct build_hdr *h = (const struct build_hdr *)map;
+	size_t ml, el, xl, sl, dl, need, i, at;
+	const char *p;
+
+	if (len < sizeof(*h) || memcmp(h->magic, BUILD_MAGIC, 8) || h->version != BUILD_VERSION ||
+	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != build_hdr_sum(h) ||
+	    !h->id_len || h->id_len > KSYM_BUILD_ID_MAX || memchr(h->source, 0, sizeof(h->source)) == NULL)
+		return false;
+	if (h->cnt > KSYM_IX_MAX || h->mod_cnt > UINT16_MAX || h->nslots > (1ull << 32) ||
+	    (h->nslots & (h->nslots - 1)) || h->slot_mask != h->nslots - 1 ||
+	    h->nslots < h->cnt + 1 || !h->buf_len || h->buf_len > UINT32_MAX || h->vm_cnt > h->cnt)
+		return false;
+	ml = h->mod_cnt * sizeof(struct build_mod);
+	el = h->cnt * sizeof(struct ksym_ent);
+	xl = align8(h->mod_cnt * sizeof(uint32_t));
+	sl = h->nslots * sizeof(struct ksym_slot);
+	dl = align8(h->cnt * sizeof(uint32_t));
+	need = sizeof(*h) + ml + el + xl + sl + dl + align8(h->buf_len);
+	if (need != len || ksym_sum64(map + sizeof(*h), len - sizeof(*h)) != h->payload_sum)
+		return false;
+	p = map + sizeof(*h);
+	memset(v, 0, sizeof(*v));
+	v->h = h;
+	v->mods = (const struct build_mod *)p;
+	v->t.ents = (struct ksym_ent *)(p + ml);
+	v->t.mods = (uint32_t *)(p + ml + el);
+	v->t.ix.slots = (struct ksym_slot *)(p + ml + el + xl);
+	v->t.ix.dup_next = (uint32_t *)(p + ml + el + xl + sl);
+	v->t.buf = (char *)(p + ml + el + xl + sl + dl);
+	v->t.len = h->buf_len;
+	v->t.cnt = h->cnt;
+	v->t.mod_cnt = h->mod_cnt;
+	v->t.ix.mask = h->slot_mask;
+	if (!ksym_cache_valid(&v->t, h->nslots))
+		return false;
+	/* vmlinux, then each module's group in turn, each group in offset order */
+	for (i = 0, at = h->vm_cnt; i < h->mod_cnt; i++) {
+		const struct build_mod *m = &v->mods[i];
+
+		if (m->first != at || m->cnt > h->cnt - at || !m->id_len ||
+		    m->id_len > KSYM_BUILD_ID_MAX)
+			return false;
+		at += m->cnt;
+	}
+	if (at != h->cnt)
+		return false;
+	for (i = 0; i < h->cnt; i++) {
+		const struct ksym_ent *e = &v->t.ents[i], *prev = e - 1;
+
+		/* entries of group g: its module index, in offset order */
+		if (i < h->vm_cnt ? e->mod != 0 : !e->mod || v->mods[e->mod - 1].first > i ||
+						  i - v->mods[e->mod - 1].first >= v->mods[e->mod - 1].cnt)
+			return false;
+		if (i && prev->mod == e->mod && prev->addr > e->addr)
+			return false;
+	}
+	return true;
+}
+
+/* Groups in address order: vmlinux below every module on x86-64, modules by base. */
+struct group_pos {
+	uint64_t base;
+	uint32_t mod;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group_pos *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* A reference (entry index + 1 in KSYM_IX_IDX) moved with its entry's group. */
+static uint32_t shift_ref(uint32_t r, const struct ksym_ent *ents, const int64_t *delta)
+{
+	uint32_t i = r & KSYM_IX_IDX;
+
+	if (!i)
+		return r;
+	return (r & ~KSYM_IX_IDX) | (uint32_t)(i + delta[ents[i - 1].mod]);
+}
+
+struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
+				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown)
+{
+	struct group_pos *gp = NULL;
+	struct build_view v;
+	struct ksym_table *t = NULL;
+	int64_t *delta = NULL;
+	uint64_t *base = NULL;
+	size_t i, g, gcnt = 0, at, dropped = 0, known = 0;
+	char name[64], *map;
+	struct stat st;
+	int err = ENOMEM;
+
+	if (!l->id_len) {
+		errno = ENODATA;
+		return NULL;
+	}
+	ksym_build__name(l, name, sizeof(name));
+	map = ksym_cache_map(dir, name, sizeof(struct build_hdr), &st, true, false);
+	if (!map)
+		return NULL;
+	if (!build_check(map, st.st_size, &v)) {
+		err = EBADMSG;
+		goto fail;
+	}
+	if (v.h->id_len != l->id_len || memcmp(v.h->id, l->id, l->id_len)) {
+		err = ESTALE;	/* a file renamed from another build's */
+		goto fail;
+	}
+	base = calloc(v.h->mod_cnt + 1, sizeof(*base));
+	delta = calloc(v.h->mod_cnt + 1, sizeof(*delta));
+	gp = calloc(v.h->mod_cnt + 1, sizeof(*gp));
+	t = calloc(1, sizeof(*t));
+	if (!base || !delta || !gp || !t)
+		goto fail;
+	base[0] = l->text;
+	for (i = 0; i < v.h->mod_cnt; i++) {
+		const struct ksym_layout_mod *m = layout_mod(l, v.t.buf + v.t.mods[i]);
+		const struct build_mod *b = &v.mods[i];
+
+		/* not loaded now, or another build of it: its entries stay unresolved */
+		if (!m || m->id_len != b->id_len || memcmp(m->id, b->id, b->id_len)) {
+			dropped += b->cnt;
+			continue;
+		}
+		base[i + 1] = m->base;
+		gp[gcnt].base = m->base;
+		gp[gcnt++].mod = i + 1;
+		known++;
+	}
+	*unknown = l->mod_cnt - known;
+	qsort(gp, gcnt, sizeof(*gp), group_cmp);
+
+	t->ent_cap = v.h->cnt ? v.h->cnt : 1;
+	t->ents = ksym_mem_alloc(t->ent_cap * sizeof(*t->ents));
+	t->ix.mask = v.h->slot_mask;
+	t->ix.slots = ksym_mem_alloc(v.h->nslots * sizeof(*t->ix.slots));
+	t->ix.dup_cap = t->ent_cap;
+	t->ix.dup_next = malloc(t->ix.dup_cap * sizeof(*t->ix.dup_next));
+	if (!t->ents || !t->ix.slots || !t->ix.dup_next)
+		goto fail;
+	/* unresolved first (address 0), then vmlinux, then the modules by base */
+	at = 0;
+	for (i = 0; i < v.h->mod_cnt; i++) {
+		const struct build_mod *b = &v.mods[i];
+
+		if (base[i + 1])
+			continue;
+		delta[i + 1] = (int64_t)at - b->first;
+		for (g = 0; g < b->cnt; g++) {
+			struct ksym_ent *e = &t->ents[at++];
+
+			*e = v.t.ents[b->first + g];
+			e->addr = 0;
+			e->flags |= KSYM_F_UNRESOLVED;
+		}
+	}
+	delta[0] = at;
+	for (g = 0; g < v.h->vm_cnt; g++) {
+		t->ents[at] = v.t.ents[g];
+		t->ents[at++].addr += l->text;
+	}
+	for (i = 0; i < gcnt; i++) {
+		const struct build_mod *b = &v.mods[gp[i].mod - 1];
+
+		delta[gp[i].mod] = (int64_t)at - b->first;
+		for (g = 0; g < b->cnt; g++) {
+			t->ents[at] = v.t.ents[b->first + g];
+			t->ents[at++].addr += gp[i].base;
+		}
+	}
+	for (i = 0; i < v.h->nslots; i++) {
+		t->ix.slots[i] = v.t.ix.slots[i];
+		t->ix.slots[i].ref = shift_ref(v.t.ix.slots[i].ref, v.t.ents, delta);
+	}
+	for (i = 0; i < v.h->cnt; i++)
+		t->ix.dup_next[i + delta[v.t.ents[i].mod]] =
+			shift_ref(v.t.ix.dup_next[i], v.t.ents, delta);
+	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
+		anchors[i] = v.h->anchors[i] ? v.h->anchors[i] + l->text : 0;
+	t->buf = v.t.buf;
+	t->len = v.t.len;
+	t->mods = v.t.mods;
+	t->mod_cnt = v.t.mod_cnt;
+	t->cnt = v.h->cnt;
+	t->fmt = KSYM_FMT_FUNCS_ADDRS;
+	t->map = map;
+	t->map_len = st.st_size;
+	/* modules above vmlinux, apart from each other: else the order is not this */
+	for (i = dropped + 1; i < t->cnt; i++)
+		if (t->ents[i - 1].addr > t->ents[i].addr) {
+			ksym_table__free(t);
+			free(base);
+			free(delta);
+			free(gp);
+			errno = ESTALE;
+			return NULL;
+		}
+	free(base);
+	free(delta);
+	free(gp);
+	return t;
+fail:
+	if (t) {
+		ksym_mem_free(t->ents, t->ent_cap * sizeof(*t->ents));
+		ksym_mem_free(t->ix.slots, (t->ix.mask + 1ul) * sizeof(*t->ix.slots));
+		free(t->ix.dup_next);
+		free(t);
+	}
+	free(base);
+	free(delta);
+	free(gp);
+	munmap(map, st.st_size);
+	errno = err;
+	return NULL;
+}
+
+/* ---- across nodes ---- */
+
+/* The running build's layout, or why not (one line for the caller). */
+static int live_build(struct ksym_layout *l)
+{
+	int err = ksym_layout__live(l);
+
+	return err == -EPERM || err == -EACCES ? -EPERM : err;
+}
+
+int ksym_build__export(const char *dir, const char *path)
+{
+	struct ksym_layout l;
+	struct build_view v;
+	struct stat st;
+	char name[64], pdir[512], *map, *slash;
+	int err;
+
+	if (!dir)
+		dir = KSYM_BUILD_CACHE_DIR;
+	err = live_build(&l);
+	if (err)
+		return err;
+	ksym_build__name(&l, name, sizeof(name));
+	map = ksym_cache_map(dir, name, sizeof(struct build_hdr), &st, true, false);
+	if (!map) {
+		err = -errno;
+		goto out;
+	}
+	err = build_check(map, st.st_size, &v) ? 0 : -EBADMSG;
+	if (!err && (v.h->id_len != l.id_len || memcmp(v.h->id, l.id, l.id_len)))
+		err = -ESTALE;
+	if (!err) {
+		snprintf(pdir, sizeof(pdir), "%s", path);
+		slash = strrchr(pdir, '/');
+		if (slash)
+			*slash = '\0';
+		err = ksym_cache_write(slash ? (pdir[0] ? pdir : "/") : ".", slash ? slash + 1 : path,
+				       map, st.st_size, NULL, 0);
+	}
+	munmap(map, st.st_size);
+out:
+	ksym_layout__free(&l);
+	return err;
+}
+
+int ksym_build__import(const char *dir, const char *path)
+{
+	struct ksym_layout l;
+	struct build_view v;
+	char name[64], *buf = NULL;
+	size_t len;
+	int err;
+
+	if (!dir)
+		dir = KSYM_BUILD_CACHE_DIR;
+	err = live_build(&l);
+	if (err)
+		return err;
+	err = ksym__read_file(path, &buf, &len);
+	if (err)
+		goto out;
+	if (!build_check(buf, len, &v)) {
+		err = -EBADMSG;
+		goto out;
+	}
+	if (v.h->id_len != l.id_len || memcmp(v.h->id, l.id, l.id_len)) {
+		err = -ESTALE;
+		goto out;
+	}
+	err = ksym_cache_dir(dir);
+	if (!err) {
+		ksym_build__name(&l, name, sizeof(name));
+		err = ksym_cache_write(dir, name, buf, len, NULL, 0);
+	}
+	if (!err)
+		ksym_build__prune(dir, name, KSYM_BUILD_CACHE_KEEP);
+out:
+	free(buf);
+	ksym_layout__free(&l);
+	return err;
+}
+
+/* The newest first: builds booted lately are the ones booted again. */
+struct aged {
+	time_t mtime;
+	char name[64];
+};
+
+static int aged_cmp(const void *a, const void *b)
+{
+	const struct aged *x = a, *y = b;
+
+	return x->mtime > y->mtime ? -1 : x->mtime < y->mtime;
+}
+
+void ksym_build__prune(const char *dir, const char *keep_name, int keep)
+{
+	struct aged *v = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		struct stat st;
+
+		if (strncmp(d->d_name, "build-", 6) || strlen(d->d_name) >= sizeof(v->name) ||
+		    !strcmp(d->d_name, keep_name) ||
+		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			struct aged *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*nv));
+
+			if (!nv)
+				break;
+			v = nv;
+			cap = cap ? cap * 2 : 16;
+		}
+		v[n].mtime = st.st_mtime;
+		snprintf(v[n++].name, sizeof(v->name), "%s", d->d_name);
+	}
+	/* the one just written counts as one of those kept */
+	qsort(v, n, sizeof(*v), aged_cmp);
+	for (i = keep > 0 ? keep - 1 : 0; i < n; i++)
+		unlinkat(dirfd(dp), v[i].name, 0);
+	closedir(dp);
+	free(v);
+}

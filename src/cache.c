@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksymattach cache export FILE | import FILE...: the build cache from node to
+ * node. Every node that boots a build computes the same file; configuration
+ * management can ship one node's to the others, and none of them pays a cold
+ * first run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <ksym/ksym.h>
+
+#include "cache.h"
+
+static const char *why(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no build cache for the running kernel yet (a run of ksymattach writes it)";
+	case -ESTALE:
+		return "another kernel build's cache (not the running kernel's build ID)";
+	case -EBADMSG:
+		return "not a ksymattach build cache, or damaged (truncated, altered)";
+	case -EPERM:
+		return "not a private root-owned file, or /proc/kallsyms hides addresses "
+		       "(run as root)";
+	default:
+		return strerror(-err);
+	}
+}
+
+int cache__cmd(const char *const *args, size_t n, const char *dir)
+{
+	size_t i;
+	int err, rc = 0;
+
+	if (!n || (strcmp(args[0], "export") && strcmp(args[0], "import")) ||
+	    (!strcmp(args[0], "export") && n != 2) || n < 2) {
+		fprintf(stderr, "ksymattach: cache export FILE | cache import FILE...\n");
+		return 64;	/* EX_USAGE */
+	}
+	if (!strcmp(args[0], "export")) {
+		err = ksym_build__export(dir, args[1]);
+		if (err) {
+			fprintf(stderr, "ksymattach: cannot export the build cache to %s: %s\n",
+				args[1], why(err == -ENOENT ? err : err));
+			return 1;
+		}
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		err = ksym_build__import(dir, args[i]);
+		if (err) {
+			fprintf(stderr, "ksymattach: %s: refused: %s\n", args[i],
+				err == -ENOENT ? strerror(ENOENT) : why(err));
+			rc = 1;
+		}
+	}
+	return rc;
+}
