@@ -303,11 +303,11 @@ static struct ksym_akeys *akeys_build(const struct ksym_table *t)
 	 * modules. Below them (per-cpu offsets, unresolved names) the entries
 	 * are searched themselves.
 	 */
-	top = t->ents[t->cnt - 1].addr;
+	top = ksym_ent_addr(t, &t->ents[t->cnt - 1]);
 	for (; first < t->cnt; first++) {
 		const struct ksym_ent *e = &t->ents[first];
 
-		if (!(e->flags & KSYM_F_UNRESOLVED) && top - e->addr <= UINT32_MAX)
+		if (!(e->flags & KSYM_F_UNRESOLVED) && top - ksym_ent_addr(t, e) <= UINT32_MAX)
 			break;
 	}
 	if (first == t->cnt)
@@ -316,9 +316,9 @@ static struct ksym_akeys *akeys_build(const struct ksym_table *t)
 	if (!k)
 		return NULL;
 	k->first = first;
-	k->base = t->ents[first].addr;
+	k->base = ksym_ent_addr(t, &t->ents[first]);
 	for (i = first; i < t->cnt; i++)
-		k->k[i - first] = t->ents[i].addr - k->base;
+		k->k[i - first] = ksym_ent_addr(t, &t->ents[i]) - k->base;
 	return k;
 }
 
@@ -389,6 +389,7 @@ void ksym_table__free(struct ksym_table *t)
 			ksym_index_free(&t->ix);
 			ksym_mem_free(t->ents, t->ent_cap * sizeof(*t->ents));
 		}
+		free(t->mod_base);
 		munmap(t->map, t->map_len);
 		free(t);
 		return;
@@ -410,7 +411,7 @@ size_t ksym_table__cnt(const struct ksym_table *t)
 
 static void fill(const struct ksym_table *t, const struct ksym_ent *e, struct ksym *out)
 {
-	out->addr = e->addr;
+	out->addr = ksym_ent_addr(t, e);
 	out->size = e->size;
 	out->name = ksym_ent_name(t, e);
 	out->module = ksym_ent_mod(t, e);
@@ -646,7 +647,7 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->ents[mid].addr <= addr)
+		if (ksym_ent_addr(t, &t->ents[mid]) <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -654,7 +655,7 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 	if (lo == 0 || (t->ents[lo - 1].flags & KSYM_F_UNRESOLVED))
 		return -ENOENT;
 	/* several symbols at one address: report the first one listed */
-	while (lo > 1 && t->ents[lo - 2].addr == t->ents[lo - 1].addr)
+	while (lo > 1 && ksym_ent_addr(t, &t->ents[lo - 2]) == ksym_ent_addr(t, &t->ents[lo - 1]))
 		lo--;
 	fill(t, &t->ents[lo - 1], out);
 	return 0;

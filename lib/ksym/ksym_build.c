@@ -105,7 +105,7 @@ static int build_id_file(const char *path, uint8_t *id, uint8_t *id_len)
 
 static int live_text(uint64_t *text)
 {
-	size_t len = 0, scan = 0, cap = 64 << 10;
+	size_t len = 0, scan = 0, cap = 16 << 10;
 	char *buf = malloc(cap + 1);
 	int fd, err = -ENOENT;
 
@@ -117,7 +117,8 @@ static int live_text(uint64_t *text)
 		return -errno;
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf + len, cap - len);
+		/* a page a read: the kernel formats no more than is asked for */
+		ssize_t n = read(fd, buf + len, cap - len < 4096 ? cap - len : 4096);
 		char *nl;
 
 		if (n <= 0) {
@@ -158,7 +159,7 @@ void ksym_layout__free(struct ksym_layout *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int ksym_layout__live(struct ksym_layout *l)
+int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 {
 	char *buf, *line, *save = NULL;
 	size_t len, cap = 0;
@@ -166,7 +167,7 @@ int ksym_layout__live(struct ksym_layout *l)
 
 	memset(l, 0, sizeof(*l));
 	err = build_id_file("/sys/kernel/notes", l->id, &l->id_len);
-	if (!err)
+	if (!err && (!kc || !(l->text = ksym_kcore__text_base(kc))))
 		err = live_text(&l->text);
 	if (err)
 		return err;
@@ -249,6 +250,14 @@ static int order_cmp(const void *a, const void *b, void *arg)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
+static int mod_base_cmp(const void *a, const void *b)
+{
+	const struct ksym_layout_mod *x = *(const struct ksym_layout_mod *const *)a;
+	const struct ksym_layout_mod *y = *(const struct ksym_layout_mod *const *)b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
 int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
 		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source)
 {
@@ -273,15 +282,26 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	order = malloc((t->cnt ? t->cnt : 1) * sizeof(*order));
 	if (!group || !lm || !order)
 		goto out;
-	/* a module of this build, loaded now, gets a group; others are left out */
+	/*
+	 * A module of this build, loaded now, gets a group; others are left out.
+	 * Groups go in this boot's address order: a boot that loads the modules
+	 * in the same order rebases the file where it is mapped.
+	 */
 	for (i = 0; i < t->mod_cnt; i++) {
 		const struct ksym_layout_mod *m = layout_mod(l, t->buf + t->mods[i]);
 
 		group[i + 1] = UINT32_MAX;
-		if (m && m->id_len) {
-			lm[groups] = m;
-			group[i + 1] = groups++;
-		}
+		if (m && m->id_len)
+			lm[groups++] = m;
+	}
+	qsort(lm + 1, groups - 1, sizeof(*lm), mod_base_cmp);
+	for (i = 0; i < t->mod_cnt; i++) {
+		const struct ksym_layout_mod *m = layout_mod(l, t->buf + t->mods[i]);
+		size_t g;
+
+		for (g = 1; g < groups; g++)
+			if (lm[g] == m)
+				group[i + 1] = g;
 	}
 	for (i = 0; i < t->cnt; i++) {
 		const struct ksym_ent *e = &t->ents[i];
@@ -448,6 +468,19 @@ static bool build_check(const char *map, size_t len, struct build_view *v)
 	}
 	if (at != h->cnt)
 		return false;
+	return true;
+}
+
+/*
+ * Each entry in its module's group, in offset order: what moving the groups
+ * (and their index references) by a shift each relies on. Apart from the
+ * checks above, as a table used in place needs only its offsets in bounds.
+ */
+static bool groups_hold(const struct build_view *v)
+{
+	const struct build_hdr *h = v->h;
+	size_t i;
+
 	for (i = 0; i < h->cnt; i++) {
 		const struct ksym_ent *e = &v->t.ents[i], *prev = e - 1;
 
@@ -482,6 +515,23 @@ static uint32_t shift_ref(uint32_t r, const struct ksym_ent *ents, const int64_t
 	if (!i)
 		return r;
 	return (r & ~KSYM_IX_IDX) | (uint32_t)(i + delta[ents[i - 1].mod]);
+}
+
+/*
+ * Every module of the file loaded, in the file's order: the table is used
+ * where it is mapped, each entry's base added as it is read (nothing is
+ * written, no page copied), and the index in the file holds as it is.
+ */
+static bool in_place(const struct build_view *v, const struct group_pos *gp, size_t gcnt)
+{
+	size_t i;
+
+	if (gcnt != v->h->mod_cnt)
+		return false;
+	for (i = 0; i < gcnt; i++)
+		if (gp[i].mod != i + 1)
+			return false;
+	return true;
 }
 
 struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
@@ -536,7 +586,18 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 	}
 	*unknown = l->mod_cnt - known;
 	qsort(gp, gcnt, sizeof(*gp), group_cmp);
+	if (!dropped && in_place(&v, gp, gcnt)) {
+		t->ents = v.t.ents;
+		t->ix = v.t.ix;
+		t->mod_base = base;
+		base = NULL;
+		goto done;
+	}
 
+	if (!groups_hold(&v)) {
+		err = EBADMSG;
+		goto fail;
+	}
 	t->ent_cap = v.h->cnt ? v.h->cnt : 1;
 	t->ents = ksym_mem_alloc(t->ent_cap * sizeof(*t->ents));
 	t->ix.mask = v.h->slot_mask;
@@ -582,6 +643,7 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 	for (i = 0; i < v.h->cnt; i++)
 		t->ix.dup_next[i + delta[v.t.ents[i].mod]] =
 			shift_ref(v.t.ix.dup_next[i], v.t.ents, delta);
+done:
 	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
 		anchors[i] = v.h->anchors[i] ? v.h->anchors[i] + l->text : 0;
 	t->buf = v.t.buf;
@@ -594,7 +656,7 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 	t->map_len = st.st_size;
 	/* modules above vmlinux, apart from each other: else the order is not this */
 	for (i = dropped + 1; i < t->cnt; i++)
-		if (t->ents[i - 1].addr > t->ents[i].addr) {
+		if (ksym_ent_addr(t, &t->ents[i - 1]) > ksym_ent_addr(t, &t->ents[i])) {
 			ksym_table__free(t);
 			free(base);
 			free(delta);
@@ -626,7 +688,7 @@ fail:
 /* The running build's layout, or why not (one line for the caller). */
 static int live_build(struct ksym_layout *l)
 {
-	int err = ksym_layout__live(l);
+	int err = ksym_layout__live(l, NULL);
 
 	return err == -EPERM || err == -EACCES ? -EPERM : err;
 }
@@ -742,7 +804,7 @@ void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 			cap = cap ? cap * 2 : 16;
 		}
 		v[n].mtime = st.st_mtime;
-		snprintf(v[n++].name, sizeof(v->name), "%s", d->d_name);
+		memcpy(v[n++].name, d->d_name, strlen(d->d_name) + 1);	/* length checked */
 	}
 	/* the one just written counts as one of those kept */
 	qsort(v, n, sizeof(*v), aged_cmp);

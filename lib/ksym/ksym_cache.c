@@ -446,6 +446,7 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 		size_t l = strlen(n) + 1;
 
 		c.ents[i] = *e;
+		c.ents[i].addr = ksym_ent_addr(t, e);	/* a build cache's: this boot's */
 		c.ents[i].name = slen;
 		memcpy(c.buf + slen, n, l);
 		slen += l;

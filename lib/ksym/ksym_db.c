@@ -54,8 +54,7 @@ struct ksym_db {
 	bool rebased;
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
-	uint64_t *confirmed;		/* sites checked while loading, sorted */
-	size_t confirmed_cnt, confirmed_cap;
+	struct ksym_layout layout;	/* this boot's, for the messages */
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
 	struct ksym_cache_key key;
 	int key_err;			/* 1: not read yet */
@@ -84,6 +83,16 @@ static void warn(const struct ksym_db *db, const char *fmt, ...)
 		db->opts.warn(msg);
 	else
 		fprintf(stderr, "ksym: warning: %s\n", msg);
+}
+
+/* The build cache's file for this build, for its messages. */
+static void build_path(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
+		       size_t len)
+{
+	char name[64];
+
+	ksym_build__name(l, name, sizeof(name));
+	snprintf(buf, len, "%s/%s", db->opts.build_cache_dir, name);
 }
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
@@ -118,7 +127,7 @@ void ksym_db__free(struct ksym_db *db)
 		free(db->prefixes[i]);
 	free(db->prefixes);
 	free(db->names);
-	free(db->confirmed);
+	ksym_layout__free(&db->layout);
 	free(db);
 }
 
@@ -180,7 +189,7 @@ static void find_bounds(struct ksym_db *db)
 			continue;
 		for (k = 0; k < 4; k++)
 			if (!at[k] && !strcmp(n, names[k]))
-				at[k] = e->addr;
+				at[k] = ksym_ent_addr(t, e);
 	}
 	if (at[0] < at[1]) {
 		db->text_lo = at[0];
@@ -216,17 +225,11 @@ static int text_site(struct ksym_db *db, uint64_t addr, unsigned char text[16], 
 	}
 }
 
-static int addr_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * A function rebased from the build cache is traceable if its ftrace site is
  * at its address, as the file says: the nop, or a call to a trampoline (traced
- * now). Anything else means the rebase went wrong: counted, never attached.
+ * now). Anything else means the rebase went wrong: the file is removed, and
+ * -ESTALE tells the caller to load again (cold).
  */
 static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
 {
@@ -237,11 +240,6 @@ static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc
 
 	if (sym->flags & KSYM_F_UNRESOLVED)
 		return 0;	/* its module is not loaded now */
-	if (db->confirmed_cnt && bsearch(&sym->addr, db->confirmed, db->confirmed_cnt,
-					 sizeof(*db->confirmed), addr_cmp)) {
-		*loc = sym->addr;
-		return 1;
-	}
 	err = text_site(db, sym->addr, text, &off, &call);
 	if (err && err != -EFAULT)
 		return err;
@@ -252,8 +250,16 @@ static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc
 		*loc = sym->addr;
 		return 1;
 	}
-	db->rebase_bad++;
-	return 0;
+	/* the first is worth a word; the caller loads again, cold */
+	if (!db->rebase_bad++) {
+		char path[600];
+
+		build_path(db, &db->layout, path, sizeof(path));
+		warn(db, "build cache %s does not match this kernel's text (%s): removed; "
+		     "reading the kernel's symbols", path, sym->name);
+		unlink(path);
+	}
+	return -ESTALE;
 }
 
 int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
@@ -290,6 +296,9 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 	if (!db->bounds_known)
 		find_bounds(db);
 	if (sym->addr >= db->init_lo && sym->addr < db->init_hi)
+		return 0;
+	/* vmlinux's functions are in [_stext, _etext); its __exit ones, freed after boot, not */
+	if (!sym->module && db->text_hi && (sym->addr < db->text_lo || sym->addr >= db->text_hi))
 		return 0;
 	err = text_site(db, sym->addr, text, &off, &call);
 	if (err == -EFAULT)
@@ -409,6 +418,9 @@ static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const 
 		return NULL;
 	*key = db->key;
 	snprintf(key->source, sizeof(key->source), "%s", source);
+	/* the key still serves the build cache's writing */
+	if (db->opts.no_run_cache)
+		return NULL;
 	t = ksym_cache__load(db->opts.cache_dir, name, key);
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	if (t)
@@ -492,8 +504,6 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 }
 
 static bool live_kallsyms(const struct ksym_db *db);
-static void build_path(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
-		       size_t len);
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 			const struct ksym_table *from);
 
@@ -503,6 +513,9 @@ void ksym_db__flush(struct ksym_db *db)
 	uint64_t t0 = ksym_now_ns();
 	int i, err;
 
+	/* a boot's first run measured on a later one: the build cache is all it is about */
+	if (db->opts.no_run_cache && db->rebased)
+		db->pending_cnt = 0;
 	/* modules loaded or unloaded since: what was read may no longer hold */
 	if (db->pending_cnt && (ksym_cache__live_key(&now, "") ||
 				now.modules_hash != db->pending[0].key.modules_hash)) {
@@ -521,20 +534,9 @@ void ksym_db__flush(struct ksym_db *db)
 		}
 		if (db->pending[i].checked) {
 			err = checked_table(db, from, &c);
-			if (!err && db->rebased && db->rebase_bad) {
-				char path[600];
-				struct ksym_layout l;
-
-				/* a function not where the file says: neither cache is kept */
-				if (!ksym_layout__live(&l)) {
-					build_path(db, &l, path, sizeof(path));
-					warn(db, "build cache %s does not match this kernel's text "
-					     "(%u functions): removed", path, db->rebase_bad);
-					unlink(path);
-					ksym_layout__free(&l);
-				}
+			/* a function not where the build cache said: no cache from it */
+			if (db->rebased && db->rebase_bad)
 				err = -ESTALE;
-			}
 			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path)
 				build_store(db, c, from);
 			ksym_table__free(all);
@@ -544,8 +546,9 @@ void ksym_db__flush(struct ksym_db *db)
 				continue;
 			}
 		}
-		err = ksym_cache__store(db->opts.cache_dir, db->pending[i].name, &db->pending[i].key,
-					c ? c : from);
+		err = db->opts.no_run_cache ? 0 :
+		      ksym_cache__store(db->opts.cache_dir, db->pending[i].name,
+					&db->pending[i].key, c ? c : from);
 		ksym_table__free(c);
 		ksym_table__free(all);
 		/* root's cache that cannot be written (/run full, read-only) is worth a
@@ -741,41 +744,11 @@ static int pattern_filter(struct ksym_db *db)
 	return 0;
 }
 
-/* The build cache's file for this build, for its messages. */
-static void build_path(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
-		       size_t len)
-{
-	char name[64];
-
-	ksym_build__name(l, name, sizeof(name));
-	snprintf(buf, len, "%s/%s", db->opts.build_cache_dir, name);
-}
-
-static int confirm_one(const struct ksym *sym, void *ctx)
-{
-	struct ksym_db *db = ctx;
-	uint64_t loc;
-
-	if (rebased_loc(db, sym, &loc) <= 0)
-		return 0;
-	if (db->confirmed_cnt == db->confirmed_cap) {
-		size_t cap = db->confirmed_cap ? db->confirmed_cap * 2 : 256;
-		uint64_t *n = realloc(db->confirmed, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		db->confirmed = n;
-		db->confirmed_cap = cap;
-	}
-	db->confirmed[db->confirmed_cnt++] = loc;
-	return 0;
-}
-
 /*
  * The first run of a boot of a build seen before: the build cache rebased
- * onto this boot. What the patterns match is checked in the kernel text now
- * (the rest when the /run cache is written); a site not where the file says
- * costs the file and the run goes on cold. Modules the file does not know
+ * onto this boot. Each function is checked in the kernel text when asked for
+ * (ksym_db__ftrace_loc), the rest when the /run cache is written; a site not
+ * where the file says costs the file and the caller loads again. Modules the file does not know
  * (loaded since, or another build of them) are a cold run too, whose cache
  * then knows them. -ENOENT: go on cold.
  */
@@ -784,12 +757,13 @@ static int build_funcs(struct ksym_db *db)
 	struct ksym_layout l;
 	char path[600];
 	uint64_t t0 = ksym_now_ns();
-	size_t unknown = 0, i;
+	size_t unknown = 0;
 	struct ksym_table *t;
-	int err;
 
-	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live(&l))
+	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live(&l, db->kcore)) {
+		db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 		return -ENOENT;
+	}
 	t = ksym_build__load(db->opts.build_cache_dir, &l, db->anchors, &unknown);
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	build_path(db, &l, path, sizeof(path));
@@ -812,26 +786,7 @@ static int build_funcs(struct ksym_db *db)
 	}
 	db->funcs = t;
 	db->rebased = true;
-	t0 = ksym_now_ns();
-	for (i = 0, err = 0; i < db->opts.pattern_cnt && !err; i++)
-		err = ksym_table__match(t, db->opts.patterns[i], confirm_one, db);
-	qsort(db->confirmed, db->confirmed_cnt, sizeof(*db->confirmed), addr_cmp);
-	db->phase_ns[KSYM_PH_INDEX] += ksym_now_ns() - t0;
-	if (err || db->rebase_bad) {
-		if (db->rebase_bad) {
-			warn(db, "build cache %s does not match this kernel's text (%u functions): "
-			     "removed; reading the kernel's symbols", path, db->rebase_bad);
-			unlink(path);
-		}
-		ksym_table__free(t);
-		db->funcs = NULL;
-		db->rebased = false;
-		db->rebase_bad = 0;
-		db->confirmed_cnt = 0;
-		ksym_layout__free(&l);
-		return err ? err : -ENOENT;
-	}
-	ksym_layout__free(&l);
+	db->layout = l;
 	return 0;
 }
 
@@ -860,7 +815,7 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	char name[64];
 	int err;
 
-	if (db->opts.no_build_cache || ksym_layout__live(&l))
+	if (db->opts.no_build_cache || ksym_layout__live(&l, db->kcore))
 		return;
 	find_anchors(from, anchors);
 	err = ksym_build__store(db->opts.build_cache_dir, &l, checked, anchors, "kallsyms+kcore");
@@ -916,14 +871,11 @@ static int kallsyms_funcs(struct ksym_db *db)
 	db->traceability_known = true;
 	db->funcs_source = "kallsyms+kcore";
 	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
-		err = build_funcs(db);
-		if (!err) {
+		if (!build_funcs(db)) {
 			db->funcs_source = "kallsyms+kcore (build cache)";
 			cache_put(db, "funcs", &key, db->funcs, true, false);
 			return 0;
 		}
-		if (err != -ENOENT)
-			return fail(db, err, "cannot check the build cache: %s", strerror(-err));
 	}
 	db->probe = true;
 	if (db->opts.need & KSYM_DB_KALLSYMS) {

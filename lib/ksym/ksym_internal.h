@@ -91,7 +91,18 @@ struct ksym_table {
 	/* a cache file mapped read-only: everything above points into it */
 	void *map;
 	size_t map_len;
+	/*
+	 * A build cache used where it is mapped: entries hold offsets, and
+	 * mod_base[mod] (0: vmlinux) is this boot's base of each (malloc()ed).
+	 */
+	uint64_t *mod_base;
 };
+
+/* An entry's address: its own, or its offset from its base in a build cache. */
+static inline uint64_t ksym_ent_addr(const struct ksym_table *t, const struct ksym_ent *e)
+{
+	return t->mod_base ? e->addr + t->mod_base[e->mod] : e->addr;
+}
 
 static inline const char *ksym_ent_name(const struct ksym_table *t, const struct ksym_ent *e)
 {
@@ -285,7 +296,10 @@ struct ksym_layout {
 	size_t mod_cnt;
 };
 
-int ksym_layout__live(struct ksym_layout *l);
+/* _text from kc's map of the kernel image where kc is given (no kallsyms read). */
+int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc);
+/* Where kcore maps the kernel image from: _text; 0 unknown. */
+uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc);
 void ksym_layout__free(struct ksym_layout *l);
 
 /* Where a text symbol's ftrace site check needs to know what is a trampoline. */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <ksym/ksym.h>
+#include "ksym_internal.h"
 
 #define KCORE_WIN 4096
 #define KCORE_MAX_SEGS 64
@@ -87,6 +87,21 @@ err:
 	free(kc);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * x86-64: kcore maps the kernel image from _text (fs/proc/kcore.c's
+ * kcore_text), inside the 1 GiB above __START_KERNEL_map; modules start above it.
+ */
+uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc)
+{
+	size_t i;
+
+	for (i = 0; i < kc->seg_cnt; i++)
+		if (kc->seg[i].vaddr >= 0xffffffff80000000ull &&
+		    kc->seg[i].vaddr < 0xffffffffc0000000ull)
+			return kc->seg[i].vaddr;
+	return 0;
 }
 
 void ksym_kcore__close(struct ksym_kcore *kc)

@@ -157,13 +157,18 @@ bool kattach__blacklist_known(const struct kattach *a)
 	return a->db && ksym_db__blacklist_known(a->db);
 }
 
+bool kattach__from_build_cache(const struct kattach *a)
+{
+	return a->db && ksym_db__from_build_cache(a->db);
+}
+
 bool kattach__from_cache(const struct kattach *a)
 {
 	return a->db && ksym_db__from_cache(a->db, KSYM_DB_FUNCS);
 }
 
 /* The traceable functions, with addresses, from the lookup layer. */
-static int load_funcs(struct kattach *a)
+static int load_funcs(struct kattach *a, bool no_build_cache)
 {
 	const struct kattach_opts *o = &a->opts;
 	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
@@ -178,6 +183,7 @@ static int load_funcs(struct kattach *a)
 	dbo.patterns = o->patterns;
 	dbo.pattern_cnt = o->pattern_cnt;
 	dbo.stop = o->stop;
+	dbo.no_build_cache |= no_build_cache;
 	a->db = ksym_db__new(&dbo);
 	if (!a->db)
 		return fail(a, ENOMEM, "out of memory");
@@ -260,8 +266,8 @@ static int add_target(const struct ksym *sym, void *ctx)
 	/* where ftrace attaches; a kallsyms candidate without a call site is no function
 	 * the kernel can trace, so no match */
 	tr = ksym_db__ftrace_loc(a->db, sym, &loc);
-	if (tr == 0)
-		return 0;
+	if (tr == 0 || tr == -ESTALE)
+		return tr;	/* -ESTALE: the build cache was wrong, resolve again */
 	if (tr < 0 && tr != -ENODATA)
 		return fail(a, tr, "cannot check %s in the kernel text: %s", sym->name,
 			    strerror(-tr));
@@ -336,10 +342,45 @@ static bool live_sources(const struct kattach *a)
 		       s->funcs_path || s->funcs_addrs_path);
 }
 
+/* Every pattern's traceable functions into a->targets. */
+static int collect(struct kattach *a, struct collect_ctx *c)
+{
+	bool batch;
+	size_t i, j;
+	int err = 0;
+
+	/* past the measured break-even (bench: tens of lookups), index the names */
+	for (i = j = 0; i < a->opts.pattern_cnt; i++)
+		j += ksym_glob_is_literal(a->opts.patterns[i]);
+	batch = j >= BATCH_MIN_NAMES && !ksym_table__batch_begin(a->funcs);
+	for (i = 0; i < a->opts.pattern_cnt && !err; i++) {
+		const char *p = a->opts.patterns[i];
+		size_t before = a->target_cnt, left_out = c->matched;
+
+		/* an exact name is one index lookup, not a pass over every function */
+		if (ksym_glob_is_literal(p)) {
+			struct ksym sym[64];
+			int n = ksym_table__find(a->funcs, p, NULL, sym, 64);
+
+			for (j = 0; j < (size_t)n && j < 64 && !err; j++)
+				err = add_target(&sym[j], c);
+		} else {
+			err = ksym_table__match(a->funcs, p, add_target, c);
+		}
+		if (!err && a->target_cnt == before && !a->opts.allow_empty)
+			err = c->matched > left_out
+				? fail(a, ENOENT, "every function '%s' matches is excluded", p)
+				: fail(a, ENOENT, "no traceable function matches '%s' (in %s)", p,
+				       kattach__source(a));
+	}
+	if (batch)
+		ksym_table__batch_end(a->funcs);
+	return err;
+}
+
 int kattach__resolve(struct kattach *a)
 {
 	struct collect_ctx c = { .a = a };
-	bool batch;
 	uint64_t t0;
 	size_t i, j;
 	int err = 0;
@@ -349,37 +390,27 @@ int kattach__resolve(struct kattach *a)
 	/* the live kernel's files would fail for want of what it lacks: say that */
 	if (!a->opts.list_only && live_sources(a) && !kernel_can_probe())
 		return no_probes(a);
-	err = load_funcs(a);
+	err = load_funcs(a, false);
 	if (err)
 		return err;
 
 	t0 = now_ns();
-	/* past the measured break-even (bench: tens of lookups), index the names */
-	for (i = j = 0; i < a->opts.pattern_cnt; i++)
-		j += ksym_glob_is_literal(a->opts.patterns[i]);
-	batch = j >= BATCH_MIN_NAMES && !ksym_table__batch_begin(a->funcs);
-	for (i = 0; i < a->opts.pattern_cnt && !err; i++) {
-		const char *p = a->opts.patterns[i];
-		size_t before = a->target_cnt, left_out = c.matched;
-
-		/* an exact name is one index lookup, not a pass over every function */
-		if (ksym_glob_is_literal(p)) {
-			struct ksym sym[64];
-			int n = ksym_table__find(a->funcs, p, NULL, sym, 64);
-
-			for (j = 0; j < (size_t)n && j < 64 && !err; j++)
-				err = add_target(&sym[j], &c);
-		} else {
-			err = ksym_table__match(a->funcs, p, add_target, &c);
-		}
-		if (!err && a->target_cnt == before && !a->opts.allow_empty)
-			err = c.matched > left_out
-				? fail(a, ENOENT, "every function '%s' matches is excluded", p)
-				: fail(a, ENOENT, "no traceable function matches '%s' (in %s)", p,
-				       kattach__source(a));
+	err = collect(a, &c);
+	if (err == -ESTALE && ksym_db__from_build_cache(a->db)) {
+		/* the build cache was wrong about this kernel (its file is gone): cold */
+		free(a->targets);
+		a->targets = NULL;
+		a->target_cnt = 0;
+		c = (struct collect_ctx){ .a = a };
+		ksym_db__free(a->db);
+		a->db = NULL;
+		a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
+		err = load_funcs(a, true);
+		if (err)
+			return err;
+		t0 = now_ns();
+		err = collect(a, &c);
 	}
-	if (batch)
-		ksym_table__batch_end(a->funcs);
 	if (err) {
 		a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
 		return err < 0 && !a->err[0] ? fail(a, err, "%s", strerror(-err)) : err;

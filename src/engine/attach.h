@@ -157,6 +157,8 @@ bool kattach__blacklist_known(const struct kattach *a);
 /* False when the function lists were unreadable and --list fell back to kallsyms. */
 bool kattach__traceability_known(const struct kattach *a);
 /* Whether the symbols came from the cache (no kernel file read). */
+/* The functions came from the build cache (a boot's first run of a known build). */
+bool kattach__from_build_cache(const struct kattach *a);
 bool kattach__from_cache(const struct kattach *a);
 enum kattach_mode kattach__mode(const struct kattach *a);
 const char *kattach__mode_name(enum kattach_mode mode);

@@ -11,7 +11,8 @@
 #define MAX_ROUNDS 64
 
 /*
- * The rows: ksym with and without its cache, names to the kernel, stock
+ * The rows: ksym without its caches, with the /run one, with the build cache
+ * alone (a boot's first run of a build seen before), names to the kernel, stock
  * libbpf, and the floor: the same addresses known in advance, an empty
  * program loaded raw. Every row's stall is also given as a ratio to the
  * floor's: how far above the physical limit of attaching it is.
@@ -20,6 +21,8 @@ struct row {
 	const char *name;
 	enum kattach_resolver resolver;
 	bool no_cache;
+	bool no_run_cache;	/* the build cache only: a boot's first run */
+	int from_build;		/* rounds it served */
 	double ph[KATTACH_PH_CNT][MAX_ROUNDS];	/* ms */
 	double total[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
 	double resatt[MAX_ROUNDS];	/* resolve + attach: what the resolver adds */
@@ -27,11 +30,12 @@ struct row {
 	size_t targets, links;
 };
 
-enum { ROW_COLD, ROW_WARM, ROW_KERNEL, ROW_LIBBPF, ROW_FLOOR, NROWS };
+enum { ROW_COLD, ROW_WARM, ROW_BOOT, ROW_KERNEL, ROW_LIBBPF, ROW_FLOOR, NROWS };
 
 static struct row rows[NROWS] = {
 	[ROW_COLD] = { .name = "ksym-cold", .resolver = KATTACH_RES_KSYM, .no_cache = true },
 	[ROW_WARM] = { .name = "ksym-warm", .resolver = KATTACH_RES_KSYM },
+	[ROW_BOOT] = { .name = "ksym-boot", .resolver = KATTACH_RES_KSYM, .no_run_cache = true },
 	[ROW_KERNEL] = { .name = "kernel", .resolver = KATTACH_RES_KERNEL, .no_cache = true },
 	[ROW_LIBBPF] = { .name = "libbpf", .resolver = KATTACH_RES_LIBBPF, .no_cache = true },
 	[ROW_FLOOR] = { .name = "floor", .resolver = KATTACH_RES_FLOOR },
@@ -59,18 +63,19 @@ static struct stat3 stats(const double *v, int n)
 	return r;
 }
 
-/* One full resolve, attach, detach by one row's resolver. */
+/* One full resolve, attach, detach by one row's resolver; round -1: a warm-up. */
 static int run_one(const struct compare_opts *o, struct row *r, int round)
 {
 	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
 	struct kattach_opts ko = *o->attach;
 	struct rusage r0, r1;
 	struct kattach *a;
-	int err, ph;
+	int err, ph, at = round < 0 ? 0 : round;
 
 	if (ko.sources)
 		memcpy(&dbo, ko.sources, sizeof(dbo));
 	dbo.no_cache = r->no_cache;
+	dbo.no_run_cache = r->no_run_cache;
 	ko.sources = &dbo;
 	ko.resolver = r->resolver;
 	getrusage(RUSAGE_SELF, &r0);
@@ -87,17 +92,18 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 		kattach__free(a);
 		return err;
 	}
-	r->total[round] = 0;
-	r->resatt[round] = 0;
+	r->total[at] = 0;
+	r->resatt[at] = 0;
 	for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
-		r->ph[ph][round] = kattach__phase_ns(a, ph) / 1e6;
-		r->total[round] += r->ph[ph][round];
+		r->ph[ph][at] = kattach__phase_ns(a, ph) / 1e6;
+		r->total[at] += r->ph[ph][at];
 		if (ph <= KATTACH_PH_MATCH || ph == KATTACH_PH_ATTACH)
-			r->resatt[round] += r->ph[ph][round];
+			r->resatt[at] += r->ph[ph][at];
 	}
-	r->stall[round] = kattach__stall_ns(a) / 1e6;
-	r->user[round] = tv_ms(r1.ru_utime) - tv_ms(r0.ru_utime);
-	r->sys[round] = tv_ms(r1.ru_stime) - tv_ms(r0.ru_stime);
+	r->stall[at] = kattach__stall_ns(a) / 1e6;
+	r->user[at] = tv_ms(r1.ru_utime) - tv_ms(r0.ru_utime);
+	r->sys[at] = tv_ms(r1.ru_stime) - tv_ms(r0.ru_stime);
+	r->from_build += round >= 0 && kattach__from_build_cache(a);
 	r->targets = kattach__attached_cnt(a);
 	r->links = kattach__link_cnt_total(a);
 	kattach__free(a);
@@ -233,18 +239,23 @@ int compare__run(const struct compare_opts *o)
 				"so --batch N cannot be compared: one link or --link-per-func\n");
 		return 64;
 	}
-	/* warm the cache once, so "ksym-warm" is warm from its first round */
+	/* warm the caches once, so "ksym-warm" and "ksym-boot" are from their first round */
 	for (round = -1; round < n; round++) {
 		for (i = 0; i < NROWS; i++) {
-			if (round < 0 && i != ROW_WARM)
+			if (round < 0 && i != ROW_WARM && i != ROW_BOOT)
 				continue;
 			/* each run detached already: a signal just ends the comparison */
 			if (o->attach->stop && *o->attach->stop)
 				return 128 + *o->attach->stop;
-			if (run_one(o, &rows[i], round < 0 ? 0 : round))
+			if (run_one(o, &rows[i], round < 0 ? -1 : round))
 				return o->attach->stop && *o->attach->stop ? 128 + *o->attach->stop : 1;
 		}
 	}
+	/* a row that says "boot" must have been one: no build cache here is worth a word */
+	if (rows[ROW_BOOT].from_build != n)
+		fprintf(stderr, "ksymattach: compare: ksym-boot came from the build cache in %d of "
+				"%d rounds (the others read the kernel's symbols)\n",
+			rows[ROW_BOOT].from_build, n);
 	if (o->format == REPORT_JSON)
 		print_json(o, n);
 	else

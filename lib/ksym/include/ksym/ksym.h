@@ -394,6 +394,11 @@ struct ksym_db_opts {
 	/* The build cache's directory (NULL: KSYM_BUILD_CACHE_DIR); no_cache skips it too. */
 	const char *build_cache_dir;
 	bool no_build_cache;
+	/*
+	 * Neither read nor write the /run cache, only the build cache: a boot's
+	 * first run, measured on any later one (--compare's ksym-boot row).
+	 */
+	bool no_run_cache;
 };
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
@@ -415,7 +420,9 @@ bool ksym_db__traceability_known(const struct ksym_db *db);
  * Where ftrace attaches to the function sym (from FUNCS or KALLSYMS): 1 with
  * *loc set (the symbol, or past its ENDBR64), 0 when it cannot be traced, a
  * negative errno when that is unknown. FUNCS entries of a kallsyms+kcore db are
- * only candidates: ask this before handing one to the kernel.
+ * only candidates: ask this before handing one to the kernel. -ESTALE: FUNCS
+ * came from the build cache and this function's site is not where it says;
+ * the file is gone, and a db loaded again reads the kernel's symbols.
  */
 int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc);
 /* In the kprobe blacklist (needs KSYM_DB_BLACKLIST; false when unknown). */
