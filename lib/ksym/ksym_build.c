@@ -192,8 +192,12 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 		memset(m, 0, sizeof(*m));
 		/* name size refcount deps state addr */
 		if (sscanf(line, "%63s %*u %*d %*s %15s %llx", m->name, state, &addr) != 3 ||
-		    strcmp(state, "Live") || !addr)
+		    strcmp(state, "Live"))
 			continue;	/* coming or going: its symbols are read live */
+		if (!addr) {
+			err = -EPERM;	/* kptr_restrict hides where modules are */
+			break;
+		}
 		m->base = addr;
 		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", m->name);
 		if (build_id_file(path, m->id, &m->id_len))

@@ -365,8 +365,17 @@ static int write_all(int fd, const void *p, size_t len)
 /* The directory must be ours and closed to others: the cache is trusted input. */
 int ksym_cache_dir(const char *dir)
 {
+	char parent[512], *slash;
 	struct stat st;
 
+	/* its parents as the system makes them (/var/cache on a minimal root) */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	for (slash = strchr(parent + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(parent, 0755) && errno != EEXIST)
+			return -errno;
+		*slash = '/';
+	}
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
 	if (lstat(dir, &st))

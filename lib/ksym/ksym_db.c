@@ -815,7 +815,7 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	char name[64];
 	int err;
 
-	if (db->opts.no_build_cache || ksym_layout__live(&l, db->kcore))
+	if (ksym_layout__live(&l, db->kcore))
 		return;
 	find_anchors(from, anchors);
 	err = ksym_build__store(db->opts.build_cache_dir, &l, checked, anchors, "kallsyms+kcore");

@@ -110,8 +110,9 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 		o->list_only ? "list" : kattach__mode_name(kattach__mode(a)),
 		kattach__resolver_name(kattach__resolver(a)), kattach__link_cnt_total(a));
 	report__json_str(f, kattach__source(a));
-	fprintf(f, ",\"cached\":%s,\"matched\":%zu,\"attached\":%zu,", kattach__from_cache(a) ?
-		"true" : "false", n, kattach__attached_cnt(a));
+	fprintf(f, ",\"cached\":%s,\"build_cache\":%s,\"matched\":%zu,\"attached\":%zu,",
+		kattach__from_cache(a) ? "true" : "false",
+		kattach__from_build_cache(a) ? "true" : "false", n, kattach__attached_cnt(a));
 	if (kattach__confirmed_cnt(a) >= 0)
 		fprintf(f, "\"confirmed\":%zd,", kattach__confirmed_cnt(a));
 	fprintf(f, "\"fallback\":%s,\"excluded\":[", kattach__fell_back(a) ? "true" : "false");

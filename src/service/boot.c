@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * ksymattach boot: the attach stall of this boot, measured once. The first
- * run of a boot finds no /run cache, so what it measures is the cold stall
- * every agent on the node pays; it leaves the cache warm for them.
+ * run of a boot finds no /run cache, so what it measures is the stall every
+ * agent's first start on the node pays: cold on a build's first boot, from the
+ * build cache on its later ones; it leaves the /run cache warm for them.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -173,6 +174,9 @@ int service__boot(const struct service_opts *o)
 		return KSA_EX_CONFIG;
 	dbo.sz = sizeof(dbo);
 	dbo.no_cache = dbo.no_cache || !c->cache;
+	/* another node's cache of this build: this boot's first run is warm too */
+	if (!dbo.no_cache)
+		service__import_build_caches(o);
 	ko.patterns = (const char *const *)c->patterns;
 	ko.pattern_cnt = c->pattern_cnt;
 	ko.excludes = (const char *const *)c->excludes;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What the boot measurement and the daemon share: config, ids, the journal. */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -143,4 +144,35 @@ void service__sleep_until(const volatile sig_atomic_t *stop,
 	if (!(stop && *stop) && !(reload && *reload))
 		ppoll(NULL, 0, &ts, &old);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * Build caches that configuration management dropped in KSA_IMPORT_DIR: the
+ * running build's is installed (one journal line), others' are left for the
+ * nodes of their build, damaged ones named.
+ */
+void service__import_build_caches(const struct service_opts *o)
+{
+	const char *dir = o->sources->build_cache_dir;
+	char path[512];
+	struct dirent *d;
+	DIR *dp = opendir(KSA_IMPORT_DIR);
+	int err;
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.' || d->d_type != DT_REG)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", KSA_IMPORT_DIR, d->d_name);
+		err = ksym_build__import(dir, path);
+		if (!err)
+			printf("imported the build cache %s for this kernel\n", path);
+		else if (err != -ESTALE)
+			service__log("cannot import the build cache %s: %s", path,
+				     err == -EBADMSG ? "not a ksymattach build cache, or damaged" :
+				     strerror(-err));
+	}
+	closedir(dp);
+	fflush(stdout);
 }

@@ -49,6 +49,9 @@ double service__unix_now(void);
 double service__boot_stall(const struct service_opts *o);
 int service__record_boot_stall(const struct service_opts *o, double secs);
 void service__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where configuration management drops build caches for the boot unit to import. */
+#define KSA_IMPORT_DIR "/var/lib/ksymattach/import"
+void service__import_build_caches(const struct service_opts *o);
 /*
  * Sleeps until deadline (CLOCK_MONOTONIC ns) or until a signal sets *stop or
  * *reload (either may be NULL): one that comes just before the sleep is not

@@ -391,7 +391,10 @@ struct ksym_db_opts {
 	 * answer nothing than read the kernel's files.
 	 */
 	bool cache_only;
-	/* The build cache's directory (NULL: KSYM_BUILD_CACHE_DIR); no_cache skips it too. */
+	/*
+	 * The build cache's directory (NULL: KSYM_BUILD_CACHE_DIR); no_cache skips
+	 * it too. no_build_cache: not read (it was found wrong), written anew.
+	 */
 	const char *build_cache_dir;
 	bool no_build_cache;
 	/*

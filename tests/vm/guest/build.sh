@@ -1,0 +1,146 @@
+# The build cache across real boots (tests/vm/build.sh runs the steps in turn; $O
+# is shared by them): a: 6.12's first boot writes it, exports it; b: 6.1 the same,
+# and refuses 6.12's; c: 6.12 again, another KASLR base: import, rebase, compare
+# with this boot's own cold resolution and /proc/kallsyms, damaged and forged
+# files; d: 6.1 again: the classic-kprobe fallback from its build cache.
+step=$1
+cd /host/tests || exit 1
+. ./lib.sh
+D=/var/cache/ksymattach
+F=/host/bin/forge_build
+text() { awk '$3 == "_text" { print $1; exit }' /proc/kallsyms; }
+# a listing's functions: "addr name module", header and summary left out
+funcs() { awk 'NR > 1 && NF == 4 && length($1) == 16 { print $1, $2, $3 }' "$1" | sort; }
+# the build file's 8-byte words, for addresses that must not be in it
+words() { od -An -v -tx8 "$1" | tr -s ' ' '\n' | grep -v '^$'; }
+
+first_boot() {	# series
+	text > $O/$1-text
+	rm -rf /run/ksymattach $D
+	$K -l -p 'vfs_*' > $O/$1-a.txt 2> $O/$1-a.err
+	f=$(ls $D/build-* 2>/dev/null | head -n1)
+	check "$1 first boot: a cold run writes the build cache ($f)" test -s "$f"
+	is "$(stat -c '%a %u %g' $f) $(stat -c '%a %u' $D)" "600 0 0 700 0" \
+		"$1 build cache: root's, 0600, in a 0700 directory"
+	vr=$(awk '$2 == "vfs_read" { print $1; exit }' $O/$1-a.txt)
+	words "$f" > $O/$1-words
+	check "$1 build cache: neither _text ($(text)) nor vfs_read's address ($vr) is in it" \
+		sh -c "! grep -qx '$(text)' $O/$1-words && ! grep -qx '$vr' $O/$1-words"
+	$K cache export $O/$1.ksym 2> $O/$1-export.err
+	check "$1: cache export writes the running build's cache, 0600" sh -c \
+		"cmp -s $f $O/$1.ksym && [ \$(stat -c %a $O/$1.ksym) = 600 ]"
+}
+
+# run NAME ARGS...: a run from the build cache alone (no /run cache), its listing
+run_boot() {
+	n=$1; shift
+	rm -rf /run/ksymattach
+	$K "$@" > $O/$n.out 2> $O/$n.err
+}
+
+case $step in
+a)
+	first_boot 6.12
+	;;
+b)
+	first_boot 6.1
+	$K cache import $O/6.12.ksym > $O/b-import.out 2> $O/b-import.err
+	rc=$?
+	check "6.1: importing 6.12's build cache is refused, one line naming why" sh -c \
+		"[ $rc -ne 0 ] && [ \$(grep -c . $O/b-import.err) -eq 1 ] && grep -q \"another kernel build's\" $O/b-import.err"
+	cat $O/b-import.err | sed 's/^/# /'
+	;;
+c)
+	t=$(text)
+	check "6.12 second boot: another KASLR base ($(cat $O/6.12-text) then $t)" \
+		sh -c "[ -n '$t' ] && [ '$t' != '$(cat $O/6.12-text)' ]"
+	rm -rf $D
+	$K cache import $O/6.1.ksym 2> $O/c-import61.err
+	rc=$?
+	check "6.12: importing 6.1's build cache is refused" sh -c \
+		"[ $rc -ne 0 ] && grep -q \"another kernel build's\" $O/c-import61.err"
+	check "6.12: importing its own build's (exported on the first boot) works" \
+		$K cache import $O/6.12.ksym
+	# symbol for symbol: the whole table, rebased, against this boot's cold answer
+	run_boot c-all -l -p '*' -o json
+	check "second boot, first run: functions from the build cache" \
+		grep -q '"build_cache":true' $O/c-all.out
+	run_boot c-all-l -l -p '*'
+	$K -l -p '*' --no-cache > $O/c-cold-l.out 2> $O/c-cold-l.err
+	funcs $O/c-all-l.out > $O/c-boot.f
+	funcs $O/c-cold-l.out > $O/c-cold.f
+	check "rebased: every traceable function, address and module as a cold run of this boot finds them ($(wc -l < $O/c-boot.f))" \
+		sh -c "[ -s $O/c-boot.f ] && cmp -s $O/c-boot.f $O/c-cold.f"
+	diff $O/c-boot.f $O/c-cold.f | head -n 5 | sed 's/^/# /'
+	# each at its kallsyms symbol: the address, or 4 past it (ENDBR64), same module;
+	# sites are 16-aligned plus 0 or 4, so the last four digits never borrow (and
+	# busybox awk's %x is 32-bit signed)
+	awk 'function hex(s,  i, v) { for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	     FNR == NR { if ($2 ~ /^[tTwW]$/) { m = NF > 3 ? $4 : "-"; gsub(/[][]/, "", m);
+			a[$1 " " $3 " " m] = 1 }; next }
+	     { k = substr($1, 1, 12) sprintf("%04x", hex(substr($1, 13)) - 4)
+	       if (!(($1 " " $2 " " $3) in a) && !((k " " $2 " " $3) in a)) bad++ }
+	     END { print bad + 0 }' /proc/kallsyms $O/c-boot.f > $O/c-ks.bad 2>&1
+	is "$(cat $O/c-ks.bad)" 0 "rebased: each function is its name's text symbol in this boot's /proc/kallsyms (vmlinux and modules)"
+	check "rebased: module functions are among them" grep -q ' 9pnet_virtio$' $O/c-boot.f
+	# the attached set
+	run_boot c-att -p 'vfs_*' -p '9p:*' -o json
+	$K -p 'vfs_*' -p '9p:*' -o json --no-cache > $O/c-att-cold.out 2> $O/c-att-cold.err
+	n1=$(json_int attached $O/c-att.out); n2=$(json_int attached $O/c-att-cold.out)
+	check "attached from the build cache: the set a cold run attaches ($n1 and $n2)" sh -c \
+		"grep -q '\"build_cache\":true' $O/c-att.out && [ -n '$n1' ] && [ '$n1' = '$n2' ] &&
+		 [ \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att.out | sort)\" = \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att-cold.out | sort)\" ]"
+	is "$(kprobe_multi_links)" 0 "no link left after the build cache's run"
+	# --compare's row for a boot's first run
+	$K -p 'vfs_*' --compare --rounds 1 > $O/c-cmp.out 2> $O/c-cmp.err
+	check "--compare has a ksym-boot row, served by the build cache" sh -c \
+		"grep -q '^PHASE .* ksym-boot ' $O/c-cmp.out && ! grep -q 'ksym-boot came from' $O/c-cmp.err"
+	sed -n '/^stall/,/^\/floor/p' $O/c-cmp.out | sed 's/^/# /'
+	# what a damaged, foreign, unsafe or forged file does: ignored or refused, the
+	# run right and cold, the cache rebuilt
+	f=$D/$(ls $D | grep '^build-' | head -n1)
+	cp $O/6.12.ksym $O/good.ksym
+	for how in flip truncate owner mode symlink other forged; do
+		rm -rf $D; $K cache import $O/good.ksym
+		case $how in
+		flip) printf '\377' | dd of=$f bs=1 seek=$(($(wc -c < $f) / 2)) conv=notrunc 2>/dev/null ;;
+		truncate) head -c $(($(wc -c < $f) / 3)) $O/good.ksym > $f ;;
+		owner) chown 1 $f ;;
+		mode) chmod 0644 $f ;;
+		symlink) mv $f $O/moved.ksym; ln -s $O/moved.ksym $f ;;
+		other) cp $O/6.1.ksym $f ;;
+		forged) $F $D vfs_read 0x10 | sed 's/^/# /' ;;
+		esac
+		run_boot c-$how -v -p 'vfs_*' -p '9p:*' -o json
+		rc=$?
+		check "build cache $how: the run succeeds from the kernel's symbols, the set a cold run attaches" sh -c \
+			"[ $rc -eq 0 ] && grep -q '\"build_cache\":false' $O/c-$how.out &&
+			 [ \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-$how.out | sort)\" = \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att-cold.out | sort)\" ]"
+		grep 'build cache' $O/c-$how.err | sed 's/^/# /'
+		case $how in
+		flip|truncate) check "build cache $how: one warning says it is corrupt" grep -q 'ignoring build cache .*corrupt or truncated' $O/c-$how.err ;;
+		owner|mode|symlink) check "build cache $how: one warning says it is not a private root-owned file" grep -q 'ignoring build cache .*not a private root-owned file' $O/c-$how.err ;;
+		other) check "build cache of another build under this one's name: noticed" grep -q "another build's" $O/c-$how.err ;;
+		forged) check "forged offset: vfs_read's site is not where the file says: one warning, file removed" \
+			grep -q "does not match this kernel's text (vfs_read)" $O/c-$how.err ;;
+		esac
+		[ -L $f ] && rm -f $f
+		check "build cache $how: rebuilt by that run, valid again" sh -c \
+			"[ -f $f ] && [ ! -L $f ] && $K cache export $O/re.ksym"
+		is "$(kprobe_multi_links)" 0 "build cache $how: no link left"
+	done
+	;;
+d)
+	t=$(text)
+	check "6.1 second boot: another KASLR base" sh -c "[ '$t' != '$(cat $O/6.1-text)' ]"
+	rm -rf $D
+	check "6.1: importing its build's cache works" $K cache import $O/6.1.ksym
+	run_boot d-att -p 'vfs_read*' -o json
+	$K -p 'vfs_read*' -o json --no-cache > $O/d-cold.out 2> $O/d-cold.err
+	check "6.1, classic kprobes: attached from the build cache, the set a cold run attaches" sh -c \
+		"grep -q '\"build_cache\":true' $O/d-att.out && grep -q '\"fallback\":true' $O/d-att.out &&
+		 [ \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/d-att.out | sort)\" = \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/d-cold.out | sort)\" ]"
+	sed 's/^/# /' $O/d-att.err
+	;;
+esac
