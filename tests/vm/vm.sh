@@ -54,8 +54,8 @@ initramfs() {
 			mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
 		done
 	fi
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
-	mv "$out.tmp" "$out"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp.$$"
+	mv "$out.tmp.$$" "$out"
 	echo "$out"
 }
 

@@ -31,3 +31,10 @@ check "daemon: active on classic kprobes" systemctl is-active --quiet ksymattach
 	diag ksymattach.service
 systemctl stop ksymattach.service
 is "$(bpftool link show 2>/dev/null | grep -c perf_event)" 0 "stop: no kprobe link left"
+# For the second boot (6.1-again.sh): this build's cache, handed over as on 6.12.
+f=$(ls /var/cache/ksymattach/build-* 2>/dev/null | head -n1)
+check "build cache: the boot unit's cold run wrote it ($f)" test -s "$f"
+check "build cache: cache export" ksymattach cache export $O/fleet.ksym
+rm -f /var/cache/ksymattach/build-*
+mkdir -p $STATE/import && cp $O/fleet.ksym $STATE/import/node-a.ksym
+echo $bid > $O/boot1-id
