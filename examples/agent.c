@@ -48,10 +48,13 @@ static int add(const struct ksym *sym, void *ctx)
 	if (tr < 0 && tr != -ENODATA)
 		return tr;
 	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 256;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
-		if (!l->v)
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
 			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
 	}
 	l->v[l->n++] = loc;
 	return 0;
@@ -92,11 +95,22 @@ int main(int argc, char **argv)
 	}
 	t0 = now_ms();
 	if (own) {
-		/* libksym: the /run cache if this boot has one, else the kernel's files */
+		/* libksym: the /run cache if this boot has one, else the build cache of an
+		 * earlier boot of this kernel build, else the kernel's files */
 		l.db = ksym_db__new(&dbo);
 		err = l.db ? ksym_db__load(l.db) : -ENOMEM;
 		if (!err)
 			err = ksym_table__match(ksym_db__funcs(l.db), glob, add, &l);
+		if (err == -ESTALE) {
+			/* the build cache was wrong about this kernel (it is gone): again, cold */
+			ksym_db__free(l.db);
+			l.n = 0;
+			dbo.no_build_cache = true;
+			l.db = ksym_db__new(&dbo);
+			err = l.db ? ksym_db__load(l.db) : -ENOMEM;
+			if (!err)
+				err = ksym_table__match(ksym_db__funcs(l.db), glob, add, &l);
+		}
 		if (err || !l.n) {
 			fprintf(stderr, "agent: %s\n", err ? (l.db ? ksym_db__errmsg(l.db) :
 					strerror(-err)) : "no traceable function matches");
@@ -117,7 +131,8 @@ int main(int argc, char **argv)
 		ksym_db__flush(l.db);
 	printf("agent: %s: %u functions attached, resolve %.1f ms (%s), attach %.1f ms, "
 	       "stall %.1f ms\n", own ? "libksym" : "libbpf", attached(link), t1 - t0,
-	       own ? (ksym_db__from_cache(l.db, KSYM_DB_FUNCS) ? "cache" : "kernel files")
+	       own ? (ksym_db__from_cache(l.db, KSYM_DB_FUNCS) ? "cache" :
+		      ksym_db__from_build_cache(l.db) ? "build cache" : "kernel files")
 		   : "inside attach", t2 - t1, t2 - t0);
 	fflush(stdout);		/* whoever waits for this line is told now */
 	sleep(argc > (own ? 2 : 3) ? atoi(argv[own ? 2 : 3]) : 0);

@@ -271,7 +271,7 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	uint32_t *group = NULL, *order = NULL;
 	const struct ksym_layout_mod **lm = NULL;
 	struct order_ctx oc;
-	size_t i, n = 0, groups = 1, slen = 0, scap = 1, ml, el, sl, dl, total;
+	size_t i, n = 0, groups = 1, slen = 0, scap = 1, ml, el, sl, dl, total, at;
 	char name[64], *pay = NULL;
 	int err;
 
@@ -282,28 +282,26 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 		return err;
 	err = -ENOMEM;
 	group = calloc(t->mod_cnt + 1, sizeof(*group));
-	lm = calloc(t->mod_cnt + 1, sizeof(*lm));
+	lm = calloc(l->mod_cnt + 1, sizeof(*lm));
 	order = malloc((t->cnt ? t->cnt : 1) * sizeof(*order));
 	if (!group || !lm || !order)
 		goto out;
 	/*
-	 * A module of this build, loaded now, gets a group; others are left out.
-	 * Groups go in this boot's address order: a boot that loads the modules
-	 * in the same order rebases the file where it is mapped.
+	 * Every module loaded now with a build ID gets a group, even one without a
+	 * traceable function (else it would be unknown to every later boot); the
+	 * table's others are left out. Groups go in this boot's address order: a
+	 * boot that loads the modules in the same order uses the file in place.
 	 */
-	for (i = 0; i < t->mod_cnt; i++) {
-		const struct ksym_layout_mod *m = layout_mod(l, t->buf + t->mods[i]);
-
-		group[i + 1] = UINT32_MAX;
-		if (m && m->id_len)
-			lm[groups++] = m;
-	}
+	for (i = 0; i < l->mod_cnt && groups <= UINT16_MAX; i++)
+		if (l->mods[i].id_len)
+			lm[groups++] = &l->mods[i];
 	qsort(lm + 1, groups - 1, sizeof(*lm), mod_base_cmp);
 	for (i = 0; i < t->mod_cnt; i++) {
 		const struct ksym_layout_mod *m = layout_mod(l, t->buf + t->mods[i]);
 		size_t g;
 
-		for (g = 1; g < groups; g++)
+		group[i + 1] = UINT32_MAX;
+		for (g = 1; m && g < groups; g++)
 			if (lm[g] == m)
 				group[i + 1] = g;
 	}
@@ -352,13 +350,15 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 		c.ents[i].name = slen;
 		memcpy(c.buf + slen, nm, strlen(nm) + 1);
 		slen += strlen(nm) + 1;
-		if (g) {
-			if (!bm[g - 1].cnt)
-				bm[g - 1].first = i;
+		if (g)
 			bm[g - 1].cnt++;
-		} else {
+		else
 			h.vm_cnt++;
-		}
+	}
+	/* each group where it starts, empty ones too */
+	for (i = 1, at = h.vm_cnt; i < groups; i++) {
+		bm[i - 1].first = at;
+		at += bm[i - 1].cnt;
 	}
 	c.buf[slen++] = '\0';
 	c.cnt = n;
@@ -539,7 +539,8 @@ static bool in_place(const struct build_view *v, const struct group_pos *gp, siz
 }
 
 struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
-				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown)
+				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown, char *names,
+				    size_t names_len)
 {
 	struct group_pos *gp = NULL;
 	struct build_view v;
@@ -589,6 +590,19 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 		known++;
 	}
 	*unknown = l->mod_cnt - known;
+	if (names_len)
+		names[0] = '\0';
+	for (i = 0; *unknown && names_len && i < l->mod_cnt; i++) {
+		const struct ksym_layout_mod *m = &l->mods[i];
+		size_t j, used = strlen(names);
+
+		for (j = 0; j < v.h->mod_cnt; j++)
+			if (!strcmp(v.t.buf + v.t.mods[j], m->name) && m->id_len == v.mods[j].id_len &&
+			    !memcmp(m->id, v.mods[j].id, m->id_len))
+				break;
+		if (j == v.h->mod_cnt && used + strlen(m->name) + 6 < names_len)
+			snprintf(names + used, names_len - used, "%s%s", used ? ", " : "", m->name);
+	}
 	qsort(gp, gcnt, sizeof(*gp), group_cmp);
 	if (!dropped && in_place(&v, gp, gcnt)) {
 		t->ents = v.t.ents;

@@ -759,12 +759,14 @@ static int build_funcs(struct ksym_db *db)
 	uint64_t t0 = ksym_now_ns();
 	size_t unknown = 0;
 	struct ksym_table *t;
+	char names[160];
 
 	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live(&l, db->kcore)) {
 		db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 		return -ENOENT;
 	}
-	t = ksym_build__load(db->opts.build_cache_dir, &l, db->anchors, &unknown);
+	t = ksym_build__load(db->opts.build_cache_dir, &l, db->anchors, &unknown, names,
+			     sizeof(names));
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	build_path(db, &l, path, sizeof(path));
 	if (!t) {
@@ -777,9 +779,9 @@ static int build_funcs(struct ksym_db *db)
 		return -ENOENT;
 	}
 	if (unknown) {
-		if (db->opts.verbose)
-			warn(db, "build cache %s: %zu loaded modules not in it; reading the "
-			     "kernel's symbols", path, unknown);
+		/* once: this run's cache will know them */
+		warn(db, "build cache %s: %zu loaded module%s not in it (%s); reading the "
+		     "kernel's symbols", path, unknown, unknown == 1 ? "" : "s", names);
 		ksym_table__free(t);
 		ksym_layout__free(&l);
 		return -ENOENT;

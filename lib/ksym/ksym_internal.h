@@ -310,10 +310,11 @@ enum { KSYM_ANCHOR_STEXT, KSYM_ANCHOR_ETEXT, KSYM_ANCHOR_SINITTEXT, KSYM_ANCHOR_
  * The build cache of l's build from dir, rebased onto l: a table of the
  * traceable functions at their ftrace sites, in address order, its index
  * built; anchors[] rebased (0: unknown). *unknown: loaded modules the cache
- * has not (or not of this build). NULL with errno as ksym_cache__load().
+ * has not (or not of this build), the first of them named in names. NULL with errno as ksym_cache__load().
  */
 struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
-				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown);
+				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown, char *names,
+				    size_t names_len);
 /* t (functions at their sites, this boot's addresses) stored for l's build. */
 int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
 		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh [SERIES]: the attach-stall comparison in the guest (default 6.12):
 # vfs_* in one kprobe.multi link, then 50 functions with a kprobe.session link
-# each, every resolver in turn (--compare). Prints the guest's tables.
+# each, every resolver in turn (--compare: cold, warm, a boot's first run from the
+# build cache, the kernel, libbpf, the floor). Prints the guest's tables.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -19,11 +20,14 @@ P=$(awk '$2 ~ /^vfs_/ && !seen[$2]++ {printf "-p %s ", $2}' \
 echo "### 50 functions, a kprobe.session link each"
 $K $P --link-per-func -m session --compare --rounds 3
 # An agent linking libksym against the same agent letting libbpf resolve: cold
-# (no cache: the kernel's files) and warm (ksymattach's cache), alternated.
+# (no cache: the kernel's files), a boot's first run (the build cache only) and
+# warm (ksymattach's /run cache), alternated.
 echo "### examples/agent: vfs_*, libksym vs libbpf's own resolution"
 for i in 1 2 3; do
-	rm -rf /run/ksymattach
+	rm -rf /run/ksymattach /var/cache/ksymattach
 	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-cold/p'
+	rm -rf /run/ksymattach
+	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-boot/p'
 	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-warm/p'
 	./bin/agent -L 'vfs_*' | grep 'libbpf:'
 done

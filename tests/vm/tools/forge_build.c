@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "forge_build: cannot read this boot's layout\n");
 		return 1;
 	}
-	t = ksym_build__load(argv[1], &l, anchors, &unknown);
+	t = ksym_build__load(argv[1], &l, anchors, &unknown, NULL, 0);
 	if (!t) {
 		perror("forge_build: loading the build cache");
 		return 1;
