@@ -168,7 +168,7 @@ run: $(OUTPUT)/ksymattach
 
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
 # The unit tests link the library as agents do; the sanitized ones build it in.
-UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_kmodel
+UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
 	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -191,6 +191,10 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TEST_INC) $< $(MODEL_SRCS) $(OUTPUT)/libksym.a -lcmocka -lelf -pthread -o $@
 
+# The build cache's layouts are internal (ksym_build__export/import read the
+# running kernel's): its test builds them, with the library's internal header.
+$(OUTPUT)/tests/test_ksym_build: TEST_INC += -Ilib/ksym
+
 # The config parser: the service's, with the glob matcher it checks patterns with.
 CONFIG_INC := -Isrc/service -Isrc/engine $(LIB_INC) -Ibpf
 CONFIG_SRCS := src/service/config.c lib/ksym/glob.c
@@ -203,11 +207,11 @@ $(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/se
 	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(CONFIG_INC) $< $(CONFIG_SRCS) \
 		-l:libinih.a -lcmocka -o $@
 
-# libFuzzer targets: one per parser format, the cache loader, the globs, the config.
+# libFuzzer targets: one per parser format, the cache loaders, the globs, the config.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
-FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache glob config)
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build glob config)
 
 define fuzz_format
 $(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(KSYM_HDRS)
@@ -221,6 +225,10 @@ $(OUTPUT)/fuzz/fuzz_cache: tests/fuzz/fuzz_cache.c $(KSYM_SRCS) $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_cache.c,$(KSYM_SRCS)) -lelf -o $@
 
+$(OUTPUT)/fuzz/fuzz_build: tests/fuzz/fuzz_build.c $(KSYM_SRCS) $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_build.c,$(KSYM_SRCS)) -lelf -o $@
+
 $(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< lib/ksym/glob.c -o $@
@@ -233,16 +241,27 @@ $(OUTPUT)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(CONFIG_SRCS) src/service/
 fuzz: $(FUZZ_BINS)
 	OUTPUT=$(abspath $(OUTPUT)) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) prove -v --exec '' tests/fuzz/run.t
 
+# The VM tests' own tools, static like the binary they sit beside in the guest.
+VM_TOOLS := $(OUTPUT)/tests/forge_build
+$(OUTPUT)/tests/forge_build: tests/vm/tools/forge_build.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LIB_INC) -Ilib/ksym -static $< $(OUTPUT)/libksym.a -lelf -lz -lzstd \
+		-pthread -o $@
+
 .PHONY: check check-unit check-host check-vm
 # The fleet tests (tests/vm/fleet-*.t) install the package: it is built first.
-check: all examples deb $(UNIT_BINS) $(DATA) $(FUZZ_BINS)
-	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS) tests/host/*.t tests/fuzz/run.t tests/vm/*.t
+# Two at a time, the VMs (the longest) first: each VM is one emulated CPU
+# (single-threaded TCG), so two keep both cores busy; what they share (downloads,
+# the root filesystem) is locked.
+check: all examples deb $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS)
+	$(TEST_ENV) prove -j2 -f --exec '' tests/vm/*.t tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
 check-host: all $(DATA)
 	$(TEST_ENV) prove -f --exec '' tests/host/*.t
-check-vm: all
-	$(TEST_ENV) prove -f --exec '' tests/vm/*.t
+check-vm: all examples deb $(VM_TOOLS)
+	$(TEST_ENV) prove -j2 -f --exec '' tests/vm/*.t
+
 
 # The lookup layer against the reference methods, on the live table and the
 # VM kernels' captured ones. Prints ratios measured side by side in one run.

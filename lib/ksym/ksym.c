@@ -157,10 +157,10 @@ void ksym_table__batch_end(struct ksym_table *t)
 
 static inline int addr_cmp(const struct ksym_table *t, uint32_t a, uint32_t b)
 {
-	const struct ksym_ent *x = &t->ents[a], *y = &t->ents[b];
+	uint64_t x = ksym_ent_addr(t, &t->ents[a]), y = ksym_ent_addr(t, &t->ents[b]);
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
+	if (x != y)
+		return x < y ? -1 : 1;
 	return a < b ? -1 : a > b;
 }
 

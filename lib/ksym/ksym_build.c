@@ -24,7 +24,7 @@
 #include "ksym_internal.h"
 
 #define BUILD_MAGIC "KSYMBLD1"
-#define BUILD_VERSION 1
+#define BUILD_VERSION 2	/* 2: anchors + 1 (_stext is at _text) */
 
 struct build_hdr {
 	char magic[8];
@@ -34,7 +34,7 @@ struct build_hdr {
 	uint8_t id_len;
 	uint8_t pad[3];
 	char source[64];			/* what the functions were read from */
-	uint64_t anchors[KSYM_ANCHOR_CNT];	/* offsets from _text; 0: unknown */
+	uint64_t anchors[KSYM_ANCHOR_CNT];	/* offsets from _text + 1; 0: unknown */
 	uint32_t slot_mask;
 	uint32_t vm_cnt;			/* vmlinux's entries, first */
 	uint64_t cnt, mod_cnt, nslots, buf_len;
@@ -307,9 +307,10 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	}
 	for (i = 0; i < t->cnt; i++) {
 		const struct ksym_ent *e = &t->ents[i];
-		uint64_t base = e->mod ? (lm[group[e->mod]] ? lm[group[e->mod]]->base : 0) : l->text;
+		uint32_t g = group[e->mod];
 
-		if (group[e->mod] == UINT32_MAX || (e->flags & KSYM_F_UNRESOLVED) || e->addr < base)
+		if (g == UINT32_MAX || (e->flags & KSYM_F_UNRESOLVED) ||
+		    ksym_ent_addr(t, e) < (g ? lm[g]->base : l->text))
 			continue;
 		order[n++] = i;
 		scap += strlen(ksym_ent_name(t, e)) + 1;
@@ -346,7 +347,7 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 
 		c.ents[i] = *e;
 		c.ents[i].mod = g;
-		c.ents[i].addr = e->addr - (g ? lm[g]->base : l->text);
+		c.ents[i].addr = ksym_ent_addr(t, e) - (g ? lm[g]->base : l->text);
 		c.ents[i].name = slen;
 		memcpy(c.buf + slen, nm, strlen(nm) + 1);
 		slen += strlen(nm) + 1;
@@ -373,7 +374,7 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	h.id_len = l->id_len;
 	snprintf(h.source, sizeof(h.source), "%s", source);
 	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
-		h.anchors[i] = anchors[i] > l->text ? anchors[i] - l->text : 0;
+		h.anchors[i] = anchors[i] >= l->text ? anchors[i] - l->text + 1 : 0;
 	h.slot_mask = c.ix.mask;
 	h.cnt = n;
 	h.mod_cnt = c.mod_cnt;
@@ -421,10 +422,40 @@ struct build_view {
 };
 
 /*
+ * What a file from elsewhere (an import) must hold besides: every slot names its
+ * entry, every chain joins entries of one name, no entry is unresolved, no
+ * module is nameless. A loaded file is root's own, checked as the /run cache
+ * is (its offsets bounded: a forgery by root can mislead, never crash it).
+ */
+static bool index_holds(const struct build_view *v)
+{
+	const struct ksym_table *t = &v->t;
+	size_t i;
+
+	for (i = 0; i <= t->ix.mask; i++) {
+		uint32_t r = t->ix.slots[i].ref & KSYM_IX_IDX;
+
+		if (r && strcmp(t->buf + t->ix.slots[i].name, t->buf + t->ents[r - 1].name))
+			return false;
+	}
+	for (i = 0; i < t->cnt; i++) {
+		uint32_t d = t->ix.dup_next[i] & KSYM_IX_IDX;
+
+		if ((t->ents[i].flags & KSYM_F_UNRESOLVED) ||
+		    (d && strcmp(t->buf + t->ents[i].name, t->buf + t->ents[d - 1].name)))
+			return false;
+	}
+	for (i = 0; i < t->mod_cnt; i++)
+		if (!t->buf[t->mods[i]])
+			return false;
+	return true;
+}
+
+/*
  * A mapped build cache checked whole: header, sizes, checksum, offsets, groups.
  * False where anything does not hold.
  */
-static bool build_check(const char *map, size_t len, struct build_view *v)
+static bool build_check(const char *map, size_t len, struct build_view *v, bool strict)
 {
 	const struct build_hdr *h = (const struct build_hdr *)map;
 	size_t ml, el, xl, sl, dl, need, i, at;
@@ -472,7 +503,7 @@ static bool build_check(const char *map, size_t len, struct build_view *v)
 	}
 	if (at != h->cnt)
 		return false;
-	return true;
+	return !strict || index_holds(v);
 }
 
 /*
@@ -560,7 +591,7 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 	map = ksym_cache_map(dir, name, sizeof(struct build_hdr), &st, true, false);
 	if (!map)
 		return NULL;
-	if (!build_check(map, st.st_size, &v)) {
+	if (!build_check(map, st.st_size, &v, false)) {
 		err = EBADMSG;
 		goto fail;
 	}
@@ -663,7 +694,7 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 			shift_ref(v.t.ix.dup_next[i], v.t.ents, delta);
 done:
 	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
-		anchors[i] = v.h->anchors[i] ? v.h->anchors[i] + l->text : 0;
+		anchors[i] = v.h->anchors[i] ? v.h->anchors[i] - 1 + l->text : 0;
 	t->buf = v.t.buf;
 	t->len = v.t.len;
 	t->mods = v.t.mods;
@@ -730,7 +761,7 @@ int ksym_build__export(const char *dir, const char *path)
 		err = -errno;
 		goto out;
 	}
-	err = build_check(map, st.st_size, &v) ? 0 : -EBADMSG;
+	err = build_check(map, st.st_size, &v, false) ? 0 : -EBADMSG;
 	if (!err && (v.h->id_len != l.id_len || memcmp(v.h->id, l.id, l.id_len)))
 		err = -ESTALE;
 	if (!err) {
@@ -763,7 +794,7 @@ int ksym_build__import(const char *dir, const char *path)
 	err = ksym__read_file(path, &buf, &len);
 	if (err)
 		goto out;
-	if (!build_check(buf, len, &v)) {
+	if (!build_check(buf, len, &v, true)) {
 		err = -EBADMSG;
 		goto out;
 	}
@@ -830,4 +861,11 @@ void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 		unlinkat(dirfd(dp), v[i].name, 0);
 	closedir(dp);
 	free(v);
+}
+
+bool ksym_build__valid(const char *buf, size_t len)
+{
+	struct build_view v;
+
+	return build_check(buf, len, &v, true);
 }

@@ -318,6 +318,8 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 /* t (functions at their sites, this boot's addresses) stored for l's build. */
 int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
 		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source);
+/* A build cache from elsewhere checked as an import checks it (buf 8-aligned). */
+bool ksym_build__valid(const char *buf, size_t len);
 /* Removes all but the newest keep build caches in dir (keep_name counts as one). */
 void ksym_build__prune(const char *dir, const char *keep_name, int keep);
 /* l's build's cache file name in the cache directory ("build-<hex id>"). */

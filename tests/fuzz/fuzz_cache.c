@@ -56,7 +56,7 @@ static void answers(const struct ksym_cache_key *key, const uint8_t *data, size_
 	h.rec_size = sizeof(struct answer_rec);
 	h.key = *key;
 	h.n = 2;
-	h.payload_sum = sum64(buf + sizeof(h), size - sizeof(h));
+	h.payload_sum = ksym_sum64(buf + sizeof(h), size - sizeof(h));
 	h.hdr_sum = answers_hdr_sum(&h);
 	memcpy(buf, &h, sizeof(h));
 	write_input("a", buf, size);
@@ -119,9 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h.key = key;
 	/* both sums where the sizes allow them: the table's, the resolve head's */
 	if (table_len(&h, &need) && need <= size) {
-		h.payload_sum = sum64(buf + sizeof(h), need - sizeof(h));
+		h.payload_sum = ksym_sum64(buf + sizeof(h), need - sizeof(h));
 		if (align8(need) <= size && h.res_head_len <= size - align8(need))
-			h.res_head_sum = sum64(buf + align8(need), h.res_head_len);
+			h.res_head_sum = ksym_sum64(buf + align8(need), h.res_head_len);
 	}
 	h.hdr_sum = hdr_sum(&h);
 	memcpy(buf, &h, sizeof(h));
