@@ -37,25 +37,26 @@ int cache__cmd(const char *const *args, size_t n, const char *dir)
 
 	if (!n || (strcmp(args[0], "export") && strcmp(args[0], "import")) ||
 	    (!strcmp(args[0], "export") && n != 2) || n < 2) {
-		fprintf(stderr, "ksymattach: cache export FILE | cache import FILE...\n");
+		fprintf(stderr, "ksymattach: usage: ksymattach cache export FILE | "
+				"cache import FILE...\n");
 		return 64;	/* EX_USAGE */
 	}
 	if (!strcmp(args[0], "export")) {
 		err = ksym_build__export(dir, args[1]);
 		if (err) {
 			fprintf(stderr, "ksymattach: cannot export the build cache to %s: %s\n",
-				args[1], why(err == -ENOENT ? err : err));
+				args[1], why(err));
 			return 1;
 		}
 		return 0;
 	}
 	for (i = 1; i < n; i++) {
 		err = ksym_build__import(dir, args[i]);
-		if (err) {
-			fprintf(stderr, "ksymattach: %s: refused: %s\n", args[i],
-				err == -ENOENT ? strerror(ENOENT) : why(err));
-			rc = 1;
-		}
+		if (err == -ENOENT || err == -EACCES || err == -EISDIR)
+			fprintf(stderr, "ksymattach: cannot read %s: %s\n", args[i], strerror(-err));
+		else if (err)
+			fprintf(stderr, "ksymattach: %s: refused: %s\n", args[i], why(err));
+		rc |= !!err;
 	}
 	return rc;
 }

@@ -39,7 +39,7 @@ want=$(awk '$2 ~ /^vfs_/ { a[$1] = 1 } END { print length(a) }' "$A612")
 is "$(json 'print $j->{matched}' "$tmp/list.json")" "$want" "6.12 list: vfs_* resolves to all $want traceable"
 is "$(json 'print scalar @{$j->{functions}}' "$tmp/list.json")" "$want" "6.12 list: JSON lists them"
 is "$(json 'print join ",", sort keys %$j' "$tmp/list.json")" \
-	"attached,cached,excluded,fallback,functions,kernel,links,matched,mode,phases_us,resolver,source" "JSON keys"
+	"attached,build_cache,cached,excluded,fallback,functions,kernel,links,matched,mode,phases_us,resolver,source" "JSON keys"
 is "$(json 'my %k = map { $_ => 1 } keys %{$j->{phases_us}}; print join ",", sort keys %k' "$tmp/list.json")" \
 	"attach,cache,detach,index,load,match,parse,read" "JSON phases"
 is "$(json 'my ($f) = grep { $_->{name} eq "vfs_read" } @{$j->{functions}}; print "$f->{addr} ", defined $f->{module} ? 1 : 0' "$tmp/list.json")" \
@@ -114,6 +114,18 @@ is "$("$K" resolve 'vfs_read' --funcs-addrs "$A612" -o json | json 'print $j->{f
 err "resolve without a pattern" 64 "no function pattern given" "$K" resolve
 err "resolve, nothing matches" 1 "no traceable function matches 'nosuch_*'" \
 	"$K" resolve 'nosuch_*' --funcs-addrs "$A612"
+# The build cache between nodes: each refusal one line (this host's layout is read
+# from its /proc/kallsyms and /sys/kernel/notes; no cache of it exists here).
+bc=$tmp/build-cache
+head -c 5000 /dev/urandom > "$tmp/garbage.ksym"
+err "cache import: a damaged file is refused" 1 "refused: not a ksymattach build cache, or damaged" \
+	"$K" cache import "$tmp/garbage.ksym" --build-cache-dir "$bc"
+err "cache import: a missing file" 1 "cannot read $tmp/nosuch.ksym: No such file or directory" \
+	"$K" cache import "$tmp/nosuch.ksym" --build-cache-dir "$bc"
+err "cache export: none yet" 1 "no build cache for the running kernel yet" \
+	"$K" cache export "$tmp/out.ksym" --build-cache-dir "$bc"
+err "cache: usage" 64 "usage: ksymattach cache export FILE | cache import FILE..." "$K" cache
+is "$(ls "$bc" 2>/dev/null | wc -l)" 0 "cache import: nothing installed from what was refused"
 # The benchmarks run and measure what they claim (short runs on captured data).
 "$K" bench "$D/6.1/kallsyms" --rounds 1 --lookups 300 -o json > "$tmp/bench.json" 2> "$tmp/bench.err"
 is "$?:$(json 'my ($i) = @{$j->{inputs}}; print scalar @{$i->{rows}}, ",", $i->{symbols}' "$tmp/bench.json")" \
