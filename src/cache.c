@@ -23,8 +23,10 @@ static const char *why(int err)
 	case -EBADMSG:
 		return "not a ksymattach build cache, or damaged (truncated, altered)";
 	case -EPERM:
-		return "not a private root-owned file, or /proc/kallsyms hides addresses "
-		       "(run as root)";
+		return "not permitted: the cache directory or file is not root's and private, "
+		       "or the kernel hides its addresses (run as root)";
+	case -ENAMETOOLONG:
+		return "path too long";
 	default:
 		return strerror(-err);
 	}

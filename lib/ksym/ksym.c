@@ -456,18 +456,32 @@ static const char *split_module(const char *s, char *buf, size_t len, const char
 	return colon + 1;
 }
 
-/* Keeps out[0..*n) the lowest max matches in address order; counts them all. */
+/*
+ * Matches in address order, but the unresolved ones (no address yet, or of a
+ * module the build cache knows and this boot has not loaded) after the rest:
+ * a lookup of one answer gets the function that is there.
+ */
+static int match_cmp(const struct ksym_table *t, uint32_t a, uint32_t b)
+{
+	int ua = t->ents[a].flags & KSYM_F_UNRESOLVED, ub = t->ents[b].flags & KSYM_F_UNRESOLVED;
+
+	if (ua != ub)
+		return ua ? 1 : -1;
+	return addr_cmp(t, a, b);
+}
+
+/* Keeps out[0..*n) the lowest max matches in match order; counts them all. */
 static void add_match(const struct ksym_table *t, uint32_t i, uint32_t *best, size_t max,
 		      size_t *n)
 {
 	size_t k = *n < max ? *n : max;
 
 	(*n)++;
-	if (k == max && (!max || addr_cmp(t, best[max - 1], i) < 0))
+	if (k == max && (!max || match_cmp(t, best[max - 1], i) < 0))
 		return;
 	if (k == max)
 		k--;
-	while (k > 0 && addr_cmp(t, best[k - 1], i) > 0) {
+	while (k > 0 && match_cmp(t, best[k - 1], i) > 0) {
 		best[k] = best[k - 1];
 		k--;
 	}

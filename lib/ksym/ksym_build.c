@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ksym_internal.h"
@@ -190,10 +191,14 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 		}
 		m = &l->mods[l->mod_cnt];
 		memset(m, 0, sizeof(*m));
-		/* name size refcount deps state addr */
-		if (sscanf(line, "%63s %*u %*d %*s %15s %llx", m->name, state, &addr) != 3 ||
-		    strcmp(state, "Live"))
-			continue;	/* coming or going: its symbols are read live */
+		/* name size refcount deps state addr ("-" refcount: no module unloading) */
+		if (sscanf(line, "%63s %*u %*s %*s %15s %llx", m->name, state, &addr) != 3) {
+			err = -EINVAL;
+			break;
+		}
+		l->mod_cnt++;
+		if (strcmp(state, "Live"))
+			continue;	/* coming or going: no build ID, so unknown to any file */
 		if (!addr) {
 			err = -EPERM;	/* kptr_restrict hides where modules are */
 			break;
@@ -202,7 +207,6 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", m->name);
 		if (build_id_file(path, m->id, &m->id_len))
 			m->id_len = 0;
-		l->mod_cnt++;
 	}
 	free(buf);
 	if (err)
@@ -277,6 +281,12 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 
 	if (!l->id_len)
 		return -ENODATA;
+	/* a module coming or going, or whose notes this process cannot read (a
+	 * sandbox hiding /sys/module): a file without it would serve every boot
+	 * without its functions */
+	for (i = 0; i < l->mod_cnt; i++)
+		if (!l->mods[i].id_len)
+			return -EAGAIN;
 	err = ksym_cache_dir(dir);
 	if (err)
 		return err;
@@ -424,7 +434,7 @@ struct build_view {
 /*
  * What a file from elsewhere (an import) must hold besides: every slot names its
  * entry, every chain joins entries of one name, no entry is unresolved, no
- * module is nameless. A loaded file is root's own, checked as the /run cache
+ * module is nameless or there twice. A loaded file is root's own, checked as the /run cache
  * is (its offsets bounded: a forgery by root can mislead, never crash it).
  */
 static bool index_holds(const struct build_view *v)
@@ -445,9 +455,15 @@ static bool index_holds(const struct build_view *v)
 		    (d && strcmp(t->buf + t->ents[i].name, t->buf + t->ents[d - 1].name)))
 			return false;
 	}
-	for (i = 0; i < t->mod_cnt; i++)
+	for (i = 0; i < t->mod_cnt; i++) {
+		size_t j;
+
 		if (!t->buf[t->mods[i]])
 			return false;
+		for (j = 0; j < i; j++)	/* a few hundred modules at most */
+			if (!strcmp(t->buf + t->mods[i], t->buf + t->mods[j]))
+				return false;
+	}
 	return true;
 }
 
@@ -620,20 +636,26 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 		gp[gcnt++].mod = i + 1;
 		known++;
 	}
-	*unknown = l->mod_cnt - known;
+	/* the loaded modules no group of the file is (of this build) */
+	*unknown = 0;
 	if (names_len)
 		names[0] = '\0';
-	for (i = 0; *unknown && names_len && i < l->mod_cnt; i++) {
+	for (i = 0; i < l->mod_cnt; i++) {
 		const struct ksym_layout_mod *m = &l->mods[i];
-		size_t j, used = strlen(names);
+		size_t j, used;
 
 		for (j = 0; j < v.h->mod_cnt; j++)
-			if (!strcmp(v.t.buf + v.t.mods[j], m->name) && m->id_len == v.mods[j].id_len &&
-			    !memcmp(m->id, v.mods[j].id, m->id_len))
+			if (m->id_len && !strcmp(v.t.buf + v.t.mods[j], m->name) &&
+			    m->id_len == v.mods[j].id_len && !memcmp(m->id, v.mods[j].id, m->id_len))
 				break;
-		if (j == v.h->mod_cnt && used + strlen(m->name) + 6 < names_len)
+		if (j < v.h->mod_cnt)
+			continue;
+		++*unknown;
+		used = names_len ? strlen(names) : 0;
+		if (names_len && used + strlen(m->name) + 6 < names_len)
 			snprintf(names + used, names_len - used, "%s%s", used ? ", " : "", m->name);
 	}
+	(void)known;
 	qsort(gp, gcnt, sizeof(*gp), group_cmp);
 	if (!dropped && in_place(&v, gp, gcnt)) {
 		t->ents = v.t.ents;
@@ -765,13 +787,17 @@ int ksym_build__export(const char *dir, const char *path)
 	if (!err && (v.h->id_len != l.id_len || memcmp(v.h->id, l.id, l.id_len)))
 		err = -ESTALE;
 	if (!err) {
-		snprintf(pdir, sizeof(pdir), "%s", path);
+		if ((size_t)snprintf(pdir, sizeof(pdir), "%s", path) >= sizeof(pdir)) {
+			err = -ENAMETOOLONG;
+			goto unmap;
+		}
 		slash = strrchr(pdir, '/');
 		if (slash)
 			*slash = '\0';
 		err = ksym_cache_write(slash ? (pdir[0] ? pdir : "/") : ".", slash ? slash + 1 : path,
 				       map, st.st_size, NULL, 0);
 	}
+unmap:
 	munmap(map, st.st_size);
 out:
 	ksym_layout__free(&l);
@@ -794,6 +820,13 @@ int ksym_build__import(const char *dir, const char *path)
 	err = ksym__read_file(path, &buf, &len);
 	if (err)
 		goto out;
+	/* another build's file is told by its header: no need to check the rest */
+	if (len >= sizeof(*v.h) && !memcmp(buf, BUILD_MAGIC, 8) &&
+	    (((struct build_hdr *)buf)->id_len != l.id_len ||
+	     memcmp(((struct build_hdr *)buf)->id, l.id, l.id_len))) {
+		err = -ESTALE;
+		goto out;
+	}
 	if (!build_check(buf, len, &v, true)) {
 		err = -EBADMSG;
 		goto out;
@@ -840,6 +873,13 @@ void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 	while ((d = readdir(dp))) {
 		struct stat st;
 
+		/* a writer killed between its temporary and the rename: gone after an hour */
+		if (!strncmp(d->d_name, ".build-", 7) &&
+		    !fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+		    st.st_mtime < time(NULL) - 3600) {
+			unlinkat(dirfd(dp), d->d_name, 0);
+			continue;
+		}
 		if (strncmp(d->d_name, "build-", 6) || strlen(d->d_name) >= sizeof(v->name) ||
 		    !strcmp(d->d_name, keep_name) ||
 		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
@@ -868,4 +908,27 @@ bool ksym_build__valid(const char *buf, size_t len)
 	struct build_view v;
 
 	return build_check(buf, len, &v, true);
+}
+
+bool ksym_build__have(const char *dir)
+{
+	struct ksym_layout l;
+	struct build_view v;
+	struct stat st;
+	char name[64], *map;
+	bool ok = false;
+
+	if (!dir)
+		dir = KSYM_BUILD_CACHE_DIR;
+	if (live_build(&l))
+		return false;
+	ksym_build__name(&l, name, sizeof(name));
+	map = ksym_cache_map(dir, name, sizeof(struct build_hdr), &st, false, false);
+	if (map) {
+		ok = build_check(map, st.st_size, &v, false) && v.h->id_len == l.id_len &&
+		     !memcmp(v.h->id, l.id, l.id_len);
+		munmap(map, st.st_size);
+	}
+	ksym_layout__free(&l);
+	return ok;
 }

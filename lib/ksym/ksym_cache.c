@@ -106,10 +106,9 @@ static uint64_t modules_hash(void)
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[64], state[16];
 		unsigned long size, addr;
-		int used;
 
-		/* name size refcount deps state addr */
-		if (sscanf(line, "%63s %lu %d %*s %15s %lx", name, &size, &used, state, &addr) != 5)
+		/* name size refcount deps state addr ("-" refcount: no module unloading) */
+		if (sscanf(line, "%63s %lu %*s %*s %15s %lx", name, &size, state, &addr) != 4)
 			continue;
 		for (const char *c = name; *c; c++)
 			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
@@ -392,8 +391,9 @@ int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t 
 	char path[512], tmp[520];
 	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= sizeof(tmp))
+		return -ENAMETOOLONG;
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;

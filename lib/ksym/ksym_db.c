@@ -9,11 +9,13 @@
  * cached in /run, so a second run on the same boot reads no kernel file at all.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
@@ -55,6 +57,8 @@ struct ksym_db {
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_layout layout;	/* this boot's, for the messages */
+	dev_t build_dev;		/* the file used: removed only if still it */
+	ino_t build_ino;
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
 	struct ksym_cache_key key;
 	int key_err;			/* 1: not read yet */
@@ -243,21 +247,28 @@ static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc
 	err = text_site(db, sym->addr, text, &off, &call);
 	if (err && err != -EFAULT)
 		return err;
-	if (!err && (off == 0 || (off == -EAGAIN && text[0] == 0xcc)) &&
+	/*
+	 * The NOP (or an int3 over its first byte), or a call to a trampoline:
+	 * ftrace's callers, or one made since, in the module area (x86-64) like
+	 * every ftrace and BPF trampoline. An int3 over int3 padding is none.
+	 */
+	if (!err && (off == 0 || (off == -EAGAIN && memcmp(text + 1, "\xcc\xcc\xcc\xcc", 4))) &&
 	    (!call || call == a[KSYM_ANCHOR_FTRACE_CALLER] ||
-	     call == a[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
-	     (a[KSYM_ANCHOR_ETEXT] && (call < a[KSYM_ANCHOR_STEXT] || call >= a[KSYM_ANCHOR_ETEXT])))) {
+	     call == a[KSYM_ANCHOR_FTRACE_REGS_CALLER] || call >= 0xffffffffc0000000ull)) {
 		*loc = sym->addr;
 		return 1;
 	}
 	/* the first is worth a word; the caller loads again, cold */
 	if (!db->rebase_bad++) {
 		char path[600];
+		struct stat st;
 
 		build_path(db, &db->layout, path, sizeof(path));
-		warn(db, "build cache %s does not match this kernel's text (%s): removed; "
-		     "reading the kernel's symbols", path, sym->name);
-		unlink(path);
+		warn(db, "build cache %s does not match this kernel's text (%s): removed", path,
+		     sym->name);
+		/* only the file this run used: another may have written a good one since */
+		if (!lstat(path, &st) && st.st_dev == db->build_dev && st.st_ino == db->build_ino)
+			unlink(path);
 	}
 	return -ESTALE;
 }
@@ -505,7 +516,7 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 
 static bool live_kallsyms(const struct ksym_db *db);
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
-			const struct ksym_table *from);
+			const struct ksym_table *from, uint64_t modules_hash);
 
 void ksym_db__flush(struct ksym_db *db)
 {
@@ -513,8 +524,9 @@ void ksym_db__flush(struct ksym_db *db)
 	uint64_t t0 = ksym_now_ns();
 	int i, err;
 
-	/* a boot's first run measured on a later one: the build cache is all it is about */
-	if (db->opts.no_run_cache && db->rebased)
+	/* a boot's first run measured on a later one: the build cache is all it is
+	 * about; a build cache found wrong: nothing from it is worth keeping */
+	if (db->rebased && (db->opts.no_run_cache || db->rebase_bad))
 		db->pending_cnt = 0;
 	/* modules loaded or unloaded since: what was read may no longer hold */
 	if (db->pending_cnt && (ksym_cache__live_key(&now, "") ||
@@ -538,7 +550,7 @@ void ksym_db__flush(struct ksym_db *db)
 			if (db->rebased && db->rebase_bad)
 				err = -ESTALE;
 			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path)
-				build_store(db, c, from);
+				build_store(db, c, from, db->pending[i].key.modules_hash);
 			ksym_table__free(all);
 			all = NULL;
 			if (err) {
@@ -760,6 +772,7 @@ static int build_funcs(struct ksym_db *db)
 	size_t unknown = 0;
 	struct ksym_table *t;
 	char names[160];
+	struct stat st;
 
 	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live(&l, db->kcore)) {
 		db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
@@ -789,6 +802,12 @@ static int build_funcs(struct ksym_db *db)
 	db->funcs = t;
 	db->rebased = true;
 	db->layout = l;
+	if (!stat(path, &st)) {
+		db->build_dev = st.st_dev;
+		db->build_ino = st.st_ino;
+	}
+	/* used: the prune keeps the builds booted lately, not those written lately */
+	utimensat(AT_FDCWD, path, NULL, 0);
 	return 0;
 }
 
@@ -810,23 +829,31 @@ static void find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT]
 
 /* What a cold run confirmed, for the next boots of this build. */
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
-			const struct ksym_table *from)
+			const struct ksym_table *from, uint64_t modules_hash)
 {
 	uint64_t anchors[KSYM_ANCHOR_CNT];
+	struct ksym_cache_key now;
 	struct ksym_layout l;
 	char name[64];
 	int err;
 
 	if (ksym_layout__live(&l, db->kcore))
 		return;
+	/* a module loaded or gone while the functions were checked: not this table's */
+	if (ksym_cache__live_key(&now, "") || now.modules_hash != modules_hash) {
+		ksym_layout__free(&l);
+		return;
+	}
 	find_anchors(from, anchors);
 	err = ksym_build__store(db->opts.build_cache_dir, &l, checked, anchors, "kallsyms+kcore");
 	ksym_build__name(&l, name, sizeof(name));
 	if (!err)
 		ksym_build__prune(db->opts.build_cache_dir, name, KSYM_BUILD_CACHE_KEEP);
-	else if (db->opts.verbose || !geteuid())
+	else if (err == -EAGAIN ? db->opts.verbose : db->opts.verbose || !geteuid())
 		warn(db, "cannot write build cache %s/%s: %s; the next boot's first run is cold",
-		     db->opts.build_cache_dir, name, strerror(-err));
+		     db->opts.build_cache_dir, name, err == -EAGAIN ?
+		     "a loaded module's build ID is unreadable (loading, or /sys/module hidden)" :
+		     strerror(-err));
 	ksym_layout__free(&l);
 }
 

@@ -148,8 +148,8 @@ void service__sleep_until(const volatile sig_atomic_t *stop,
 
 /*
  * Build caches that configuration management dropped in KSA_IMPORT_DIR: the
- * running build's is installed (one journal line), others' are left for the
- * nodes of their build, damaged ones named.
+ * running build's is installed (one journal line) where this node has none of
+ * its own yet, others' are left for the nodes of their build, damaged ones named.
  */
 void service__import_build_caches(const struct service_opts *o)
 {
@@ -161,6 +161,11 @@ void service__import_build_caches(const struct service_opts *o)
 
 	if (!dp)
 		return;
+	/* this node's own file, once it has one, is at least as complete */
+	if (ksym_build__have(dir)) {
+		closedir(dp);
+		return;
+	}
 	while ((d = readdir(dp))) {
 		if (d->d_name[0] == '.' || d->d_type != DT_REG)
 			continue;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -936,7 +937,7 @@ static bool exists(const char *name)
 static void test_prune(void **state)
 {
 	char pdir[300], cmd[64];
-	const char *keep_all[] = { "other", "buildx", ".build-01.tmp", "build-dir", "build-link",
+	const char *keep_all[] = { "other", "buildx", ".build-02.tmp", "build-dir", "build-link",
 				   "Build-01" };
 	size_t i;
 
@@ -953,12 +954,14 @@ static void test_prune(void **state)
 	touch("prune/build-keep", 1000);	/* oldest, but the one just written */
 	touch("prune/other", 10);
 	touch("prune/buildx", 10);
-	touch("prune/.build-01.tmp", 10);
+	touch("prune/.build-01.tmp", 10);	/* a writer's temporary left hours ago */
+	touch("prune/.build-02.tmp", time(NULL));	/* one being written now */
 	touch("prune/Build-01", 10);
 	assert_int_equal(mkdir(path_of("prune/build-dir"), 0700), 0);
 	assert_int_equal(symlink("build-01", path_of("prune/build-link")), 0);
 
 	ksym_build__prune(pdir, "build-keep", 3);
+	assert_false(exists("prune/.build-01.tmp"));
 	assert_true(exists("prune/build-keep"));
 	assert_true(exists("prune/build-06"));
 	assert_true(exists("prune/build-05"));
@@ -1078,8 +1081,13 @@ static void test_store_unknown_module(void **state)
 			       "ffffffffc0300010 noid_fn [noid]\n");
 	t = parse_text(buf, len);
 	ref = parse_text(txt, strlen(txt));
+	/* a loaded module without a build ID: no file (it would lack its functions) */
+	err = store_in_child(&l, t);
+	assert_int_equal(err, -EAGAIN);
+	l.mod_cnt = 3;
 	err = store_in_child(&l, t);
 	assert_int_equal(err, 0);
+	l.mod_cnt = 4;
 	got = load(&l, &unknown);
 	assert_non_null(got);
 	assert_int_equal(unknown, 1);	/* noid: never cached */

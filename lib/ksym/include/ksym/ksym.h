@@ -156,8 +156,9 @@ void ksym_table__batch_end(struct ksym_table *t);
 
 /*
  * Every symbol called name; module NULL matches any, "" vmlinux only, "mod" that
- * module. With module NULL, "mod:name" restricts to mod (kernel names have no ':'). Fills the lowest-addressed max (at
- * most 64) into out, in address order, and returns the total count (0: none).
+ * module. With module NULL, "mod:name" restricts to mod (kernel names have no
+ * ':'). Fills the lowest-addressed max (at most 64) into out, in address order
+ * (unresolved entries last), and returns the total count (0: none).
  */
 int ksym_table__find(const struct ksym_table *t, const char *name, const char *module,
 		     struct ksym *out, size_t max);
@@ -316,6 +317,8 @@ int ksym_build__export(const char *dir, const char *path);
  * -EBADMSG damaged or not a build cache, -ESTALE another build's.
  */
 int ksym_build__import(const char *dir, const char *path);
+/* Whether dir holds a usable cache of the running build. */
+bool ksym_build__have(const char *dir);
 
 /*
  * The kernel's symbols, as a tracer needs them: the sources chosen, read once,
