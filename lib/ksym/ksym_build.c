@@ -764,43 +764,53 @@ static int live_build(struct ksym_layout *l)
 	return err == -EPERM || err == -EACCES ? -EPERM : err;
 }
 
-int ksym_build__export(const char *dir, const char *path)
+/*
+ * The running build's file in dir, mapped and checked (as a load checks it,
+ * its build ID the kernel's); NULL with *err.
+ */
+static char *map_running(const char *dir, struct stat *st, int *err)
 {
 	struct ksym_layout l;
 	struct build_view v;
+	char name[64], *map;
+
+	*err = live_build(&l);
+	if (*err)
+		return NULL;
+	ksym_build__name(&l, name, sizeof(name));
+	map = ksym_cache_map(dir ? dir : KSYM_BUILD_CACHE_DIR, name, sizeof(struct build_hdr), st,
+			     true, false);
+	if (!map)
+		*err = -errno;
+	else if (!build_check(map, st->st_size, &v, false))
+		*err = -EBADMSG;
+	else if (v.h->id_len != l.id_len || memcmp(v.h->id, l.id, l.id_len))
+		*err = -ESTALE;
+	if (*err && map) {
+		munmap(map, st->st_size);
+		map = NULL;
+	}
+	ksym_layout__free(&l);
+	return map;
+}
+
+int ksym_build__export(const char *dir, const char *path)
+{
+	char pdir[512], *map, *slash;
 	struct stat st;
-	char name[64], pdir[512], *map, *slash;
 	int err;
 
-	if (!dir)
-		dir = KSYM_BUILD_CACHE_DIR;
-	err = live_build(&l);
-	if (err)
+	if ((size_t)snprintf(pdir, sizeof(pdir), "%s", path) >= sizeof(pdir))
+		return -ENAMETOOLONG;
+	map = map_running(dir, &st, &err);
+	if (!map)
 		return err;
-	ksym_build__name(&l, name, sizeof(name));
-	map = ksym_cache_map(dir, name, sizeof(struct build_hdr), &st, true, false);
-	if (!map) {
-		err = -errno;
-		goto out;
-	}
-	err = build_check(map, st.st_size, &v, false) ? 0 : -EBADMSG;
-	if (!err && (v.h->id_len != l.id_len || memcmp(v.h->id, l.id, l.id_len)))
-		err = -ESTALE;
-	if (!err) {
-		if ((size_t)snprintf(pdir, sizeof(pdir), "%s", path) >= sizeof(pdir)) {
-			err = -ENAMETOOLONG;
-			goto unmap;
-		}
-		slash = strrchr(pdir, '/');
-		if (slash)
-			*slash = '\0';
-		err = ksym_cache_write(slash ? (pdir[0] ? pdir : "/") : ".", slash ? slash + 1 : path,
-				       map, st.st_size, NULL, 0);
-	}
-unmap:
+	slash = strrchr(pdir, '/');
+	if (slash)
+		*slash = '\0';
+	err = ksym_cache_write(slash ? (pdir[0] ? pdir : "/") : ".", slash ? slash + 1 : path,
+			       map, st.st_size, NULL, 0);
 	munmap(map, st.st_size);
-out:
-	ksym_layout__free(&l);
 	return err;
 }
 
@@ -912,23 +922,12 @@ bool ksym_build__valid(const char *buf, size_t len)
 
 bool ksym_build__have(const char *dir)
 {
-	struct ksym_layout l;
-	struct build_view v;
 	struct stat st;
-	char name[64], *map;
-	bool ok = false;
+	char *map;
+	int err;
 
-	if (!dir)
-		dir = KSYM_BUILD_CACHE_DIR;
-	if (live_build(&l))
-		return false;
-	ksym_build__name(&l, name, sizeof(name));
-	map = ksym_cache_map(dir, name, sizeof(struct build_hdr), &st, false, false);
-	if (map) {
-		ok = build_check(map, st.st_size, &v, false) && v.h->id_len == l.id_len &&
-		     !memcmp(v.h->id, l.id, l.id_len);
+	map = map_running(dir, &st, &err);
+	if (map)
 		munmap(map, st.st_size);
-	}
-	ksym_layout__free(&l);
-	return ok;
+	return map != NULL;
 }

@@ -32,14 +32,4 @@ check "daemon: active on classic kprobes" systemctl is-active --quiet ksymattach
 systemctl stop ksymattach.service
 is "$(bpftool link show 2>/dev/null | grep -c perf_event)" 0 "stop: no kprobe link left"
 # For the second boot (6.1-again.sh): this build's cache, handed over as on 6.12.
-f=$(ls /var/cache/ksymattach/build-* 2>/dev/null | head -n1)
-check "build cache: the boot unit's cold run wrote it ($f)" test -s "$f"
-# Exported from a settled node, as a fleet would: the boot unit's run may have come
-# before udev loaded every module (a module it does not know makes the next boot's
-# first run cold, and that run's file then knows it); a cold run now knows them all.
-rm -rf /run/ksymattach /var/cache/ksymattach/build-*
-ksymattach -l -p 'vfs_*' > /dev/null 2> $O/settled.err
-check "build cache: cache export" ksymattach cache export $O/fleet.ksym
-rm -f /var/cache/ksymattach/build-*
-mkdir -p $STATE/import && cp $O/fleet.ksym $STATE/import/node-a.ksym
-echo $bid > $O/boot1-id
+. ./fleet/handover.sh

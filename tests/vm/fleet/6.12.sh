@@ -160,14 +160,4 @@ check "upgrade: the daemon was restarted ($pid1 -> $pid2)" [ "$pid1" != "$pid2" 
 # build's cache, written by the boot unit's cold run, handed over as configuration
 # management would: exported, removed, dropped in the import directory.
 cp $O/conf.orig $CONF
-f=$(ls /var/cache/ksymattach/build-* 2>/dev/null | head -n1)
-check "build cache: the boot unit's cold run wrote it ($f)" test -s "$f"
-# Exported from a settled node, as a fleet would: the boot unit's run may have come
-# before udev loaded every module (a module it does not know makes the next boot's
-# first run cold, and that run's file then knows it); a cold run now knows them all.
-rm -rf /run/ksymattach /var/cache/ksymattach/build-*
-ksymattach -l -p 'vfs_*' > /dev/null 2> $O/settled.err
-check "build cache: cache export" ksymattach cache export $O/fleet.ksym
-rm -f /var/cache/ksymattach/build-*
-mkdir -p $STATE/import && cp $O/fleet.ksym $STATE/import/node-a.ksym
-echo $bid > $O/boot1-id
+. ./fleet/handover.sh
