@@ -196,9 +196,10 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 			err = -EINVAL;
 			break;
 		}
+		/* going: its functions are not to be attached to (Live and Loading are) */
+		if (!strcmp(state, "Unloading"))
+			continue;
 		l->mod_cnt++;
-		if (strcmp(state, "Live"))
-			continue;	/* coming or going: no build ID, so unknown to any file */
 		if (!addr) {
 			err = -EPERM;	/* kptr_restrict hides where modules are */
 			break;
