@@ -200,6 +200,7 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 		if (!strcmp(state, "Unloading"))
 			continue;
 		l->mod_cnt++;
+		m->loading = !strcmp(state, "Loading");
 		if (!addr) {
 			err = -EPERM;	/* kptr_restrict hides where modules are */
 			break;
@@ -286,8 +287,8 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	 * sandbox hiding /sys/module): a file without it would serve every boot
 	 * without its functions */
 	for (i = 0; i < l->mod_cnt; i++)
-		if (!l->mods[i].id_len)
-			return -EAGAIN;
+		if (!l->mods[i].id_len || l->mods[i].loading)
+			return -EAGAIN;	/* (a loading one's init text has no offset to keep) */
 	err = ksym_cache_dir(dir);
 	if (err)
 		return err;

@@ -852,7 +852,7 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	else if (err == -EAGAIN ? db->opts.verbose : db->opts.verbose || !geteuid())
 		warn(db, "cannot write build cache %s/%s: %s; the next boot's first run is cold",
 		     db->opts.build_cache_dir, name, err == -EAGAIN ?
-		     "a loaded module's build ID is unreadable (loading, or /sys/module hidden)" :
+		     "a module is still loading, or a loaded one's build ID is unreadable (/sys/module hidden?)" :
 		     strerror(-err));
 	ksym_layout__free(&l);
 }

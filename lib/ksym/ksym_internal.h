@@ -286,6 +286,7 @@ struct ksym_layout_mod {
 	uint8_t id[KSYM_BUILD_ID_MAX];
 	uint8_t id_len;		/* 0: no build ID, never cached */
 	uint64_t base;		/* /proc/modules: the start of its text */
+	bool loading;		/* its init not done: init text is listed too */
 };
 
 struct ksym_layout {
