@@ -267,7 +267,8 @@ static void walk(const struct ksym_table *t, const struct ksym_layout *l, size_t
 		    ((strict && (hit[0].flags & KSYM_F_UNRESOLVED)) || hit[0].addr > s.addr + 1))
 			abort();
 		/*
-		 * The name finds that name, in that module, lowest address first.
+		 * The name finds that name, in that module, lowest address first
+		 * (unresolved entries last).
 		 * (It may find nothing: the index is not checked against each
 		 * name's hash. A module named "" is not asked for: "" is vmlinux.)
 		 */
@@ -280,7 +281,9 @@ static void walk(const struct ksym_table *t, const struct ksym_layout *l, size_t
 				abort();
 			if ((FUZZ_BUILD_STRICT || importable) && strcmp(hit[j].name, s.name))
 				abort();
-			if (j && hit[j].addr < hit[j - 1].addr)
+			/* in address order, the unresolved ones last */
+			if (j && !(hit[j].flags & KSYM_F_UNRESOLVED) &&
+			    ((hit[j - 1].flags & KSYM_F_UNRESOLVED) || hit[j].addr < hit[j - 1].addr))
 				abort();
 		}
 		if (!strchr(s.name, ':')) {
