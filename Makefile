@@ -242,8 +242,8 @@ fuzz: $(FUZZ_BINS)
 	OUTPUT=$(abspath $(OUTPUT)) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) prove -v --exec '' tests/fuzz/run.t
 
 # The VM tests' own tools, static like the binary they sit beside in the guest.
-VM_TOOLS := $(OUTPUT)/tests/forge_build
-$(OUTPUT)/tests/forge_build: tests/vm/tools/forge_build.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
+VM_TOOLS := $(OUTPUT)/tests/forge_build $(OUTPUT)/tests/iter_dump
+$(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LIB_INC) -Ilib/ksym -static $< $(OUTPUT)/libksym.a -lelf -lz -lzstd \
 		-pthread -o $@

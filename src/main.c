@@ -77,6 +77,7 @@ static struct env {
 	const char *funcs;
 	const char *funcs_addrs;
 	enum ksym_funcs_from funcs_from;
+	enum ksym_syms_from syms_from;
 	const char *blacklist;
 	const char *cache_dir;
 	const char *build_cache_dir;
@@ -164,9 +165,10 @@ static const struct argp_option opts[] = {
 					 "(available_filter_functions format)", 1 },
 	{ "funcs-addrs", OPT_FUNCS_ADDRS, "FILE", 0, "Traceable functions with addresses from "
 						     "FILE (available_filter_functions_addrs)", 1 },
-	{ "source", OPT_SOURCE, "kallsyms|tracefs", 0, "Traceable functions from /proc/kallsyms "
-		"checked in /proc/kcore, or from tracefs' lists (default: kallsyms where kcore "
-		"is readable)", 1 },
+	{ "source", OPT_SOURCE, "iter|kallsyms|tracefs", 0, "Traceable functions from the "
+		"kernel's symbols checked in /proc/kcore, read through the ksym BPF iterator or "
+		"/proc/kallsyms, or from tracefs' lists (default: the iterator, else kallsyms, "
+		"where kcore is readable)", 1 },
 	{ "blacklist", OPT_BLACKLIST, "FILE", 0, "kprobe blacklist from FILE", 1 },
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
@@ -312,12 +314,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FUNCS_ADDRS: env.funcs_addrs = arg; break;
 	case OPT_BLACKLIST: env.blacklist = arg; break;
 	case OPT_SOURCE:
-		if (!strcmp(arg, "kallsyms"))
+		if (!strcmp(arg, "iter")) {
 			env.funcs_from = KSYM_FUNCS_KALLSYMS;
-		else if (!strcmp(arg, "tracefs"))
+			env.syms_from = KSYM_SYMS_ITER;
+		} else if (!strcmp(arg, "kallsyms")) {
+			env.funcs_from = KSYM_FUNCS_KALLSYMS;
+			env.syms_from = KSYM_SYMS_KALLSYMS;
+		} else if (!strcmp(arg, "tracefs")) {
 			env.funcs_from = KSYM_FUNCS_TRACEFS;
-		else
-			usage_error(state, "invalid source '%s' (kallsyms or tracefs)", arg);
+		} else {
+			usage_error(state, "invalid source '%s' (iter, kallsyms or tracefs)", arg);
+		}
 		break;
 	case OPT_NO_CACHE: env.no_cache = true; break;
 	case OPT_CONFIG: env.config = arg; break;
@@ -601,6 +608,7 @@ int main(int argc, char **argv)
 	dbo.funcs_path = env.funcs;
 	dbo.funcs_addrs_path = env.funcs_addrs;
 	dbo.funcs_from = env.funcs_from;
+	dbo.syms_from = env.syms_from;
 	dbo.blacklist_path = env.blacklist;
 	dbo.cache_dir = env.cache_dir;
 	dbo.build_cache_dir = env.build_cache_dir;

@@ -57,6 +57,9 @@ struct ksym_db {
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_layout layout;	/* this boot's, for the messages */
+	bool syms_iter;			/* the live table came through the ksym iterator */
+	bool iter_warned;
+	char iter_err[80];		/* why the iterator was not used */
 	dev_t build_dev;		/* the file used: removed only if still it */
 	ino_t build_ino;
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
@@ -342,6 +345,56 @@ bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 	       addr < b.addr + b.size;
 }
 
+static const char *iter_error(int err)
+{
+	switch (err) {
+	case EOPNOTSUPP:
+		return "this kernel has no ksym iterator (Linux >= 6.0)";
+	case ENOENT:
+		return "no vmlinux BTF (/sys/kernel/btf/vmlinux)";
+	case EPERM:
+		return "not permitted (CAP_BPF and CAP_PERFMON, or root)";
+	case EINVAL:
+	case EACCES:
+		return "the kernel refused its program";
+	default:
+		return strerror(err);
+	}
+}
+
+/*
+ * The live /proc/kallsyms table through the ksym iterator where it works (it
+ * walks the same table without printing it, and sees what kptr_restrict
+ * hides). -EAGAIN: read the file instead.
+ */
+static int load_iter(struct ksym_db *db, const struct ksym_parse_opts *po,
+		     struct ksym_table **out)
+{
+	struct ksym_parse_stats *st = po->stats;
+	int err;
+
+	if (db->opts.syms_from == KSYM_SYMS_KALLSYMS)
+		return -EAGAIN;
+	*out = ksym_table__load_iter(po);
+	db->phase_ns[KSYM_PH_READ] += st->read_ns;
+	db->phase_ns[KSYM_PH_PARSE] += st->parse_ns;
+	if (*out) {
+		db->syms_iter = true;
+		return 0;
+	}
+	err = errno;
+	if (err == EINTR)
+		return fail(db, EINTR, "interrupted while reading the kernel's symbols");
+	snprintf(db->iter_err, sizeof(db->iter_err), "%s", iter_error(err));
+	if (db->opts.syms_from == KSYM_SYMS_ITER)
+		return fail(db, err, "cannot read the kernel's symbols through the ksym BPF "
+			    "iterator: %s", db->iter_err);
+	if (db->opts.verbose && !db->iter_warned)
+		warn(db, "ksym BPF iterator: %s; reading /proc/kallsyms", db->iter_err);
+	db->iter_warned = true;
+	return -EAGAIN;
+}
+
 /* Read + parse of one file, timed by the loader. */
 static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
 			  bool text_only, bool index, const struct ksym_parse_opts *filter,
@@ -357,6 +410,11 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 		po.prefix_cnt = filter->prefix_cnt;
 		po.names = filter->names;
 		po.name_cnt = filter->name_cnt;
+	}
+	if (fmt == KSYM_FMT_KALLSYMS && !strcmp(path, "/proc/kallsyms")) {
+		err = load_iter(db, &po, out);
+		if (err != -EAGAIN)
+			return err;
 	}
 	/* read and parsed at once (a second thread reads what the kernel generates) */
 	*out = ksym_table__load(fmt, path, &po);
@@ -374,7 +432,9 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 				    path);
 		if (st.all_zero)
 			return fail(db, EPERM, "%s shows only zero addresses, even with CAP_SYSLOG: "
-				    "kernel.kptr_restrict=2 hides them from everyone", path);
+				    "kernel.kptr_restrict=2 hides them from everyone (and the ksym "
+				    "BPF iterator, which sees them: %s)", path,
+				    db->iter_err[0] ? db->iter_err : "not tried");
 		if (err == -EINTR)
 			return fail(db, EINTR, "interrupted while reading %s", path);
 		if (err == -EFBIG)
@@ -914,6 +974,8 @@ static int kallsyms_funcs(struct ksym_db *db)
 			return err;
 		db->funcs = db->kallsyms;
 		db->funcs_is_kallsyms = true;
+		if (db->syms_iter)
+			db->funcs_source = "iter+kcore";
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
@@ -928,6 +990,8 @@ static int kallsyms_funcs(struct ksym_db *db)
 
 		err = load_file_only(db, KSYM_FMT_KALLSYMS, kallsyms_source(db), true, false,
 				     &filter, &db->funcs);
+		if (db->syms_iter)
+			db->funcs_source = "iter+kcore";
 	}
 	if (!err && key.boot_id[0])
 		cache_put(db, "funcs", &key, db->funcs, true, db->prefix_cnt != 0);

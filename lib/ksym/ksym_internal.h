@@ -203,6 +203,20 @@ int ksym_index_add(struct ksym_index *ix, const struct ksym_table *t, uint32_t i
 int ksym_index_build(struct ksym_index *ix, const struct ksym_table *t);
 void ksym_index_free(struct ksym_index *ix);
 
+/*
+ * A KALLSYMS table fed symbol by symbol (ksym_parse.c), filtered as a parse
+ * with opts would: for the ksym iterator's records. A symbol the file format
+ * could not hold is counted malformed. ents/arena: sizes to start from.
+ * end() frees the feed and returns the table, or NULL with errno (from err
+ * where err is nonzero).
+ */
+struct ksym_feed;
+
+struct ksym_feed *ksym_feed__new(const struct ksym_parse_opts *opts, size_t ents, size_t arena);
+int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *name,
+		   size_t name_len, const char *mod, size_t mod_len);
+struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err);
+
 /* After parsing or changing addresses: entries into address order, sizes. */
 int ksym_table__finish(struct ksym_table *t);
 

@@ -874,6 +874,74 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 }
 
 /*
+ * A table fed one symbol at a time, with a KALLSYMS parse's filters and
+ * checks: for sources that are not text (the ksym iterator's records).
+ */
+struct ksym_feed {
+	struct parser ps;
+	struct ksym_parse_stats local;
+};
+
+struct ksym_feed *ksym_feed__new(const struct ksym_parse_opts *opts, size_t ents, size_t arena)
+{
+	struct ksym_feed *f = calloc(1, sizeof(*f));
+	char *buf;
+
+	if (!f)
+		return NULL;
+	parse_opts(&f->ps, opts, &f->local);
+	if (f->ps.want || f->ps.prefixes) {
+		ents = f->ps.want_cnt * 2 + 1024;
+		arena = f->ps.want_cnt * 32 + (64u << 10);
+	}
+	buf = ksym_mem_alloc(arena);
+	if (!buf || !parse_begin(&f->ps, KSYM_FMT_KALLSYMS, buf, ents, arena)) {
+		ksym_mem_free(buf, arena);
+		free(f);
+		return NULL;
+	}
+	if (filters_init(&f->ps)) {
+		parse_done(&f->ps, -ENOMEM);
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *name,
+		   size_t name_len, const char *mod, size_t mod_len)
+{
+	struct parser *ps = &f->ps;
+	struct line l = { .name = name, .name_len = name_len, .mod = mod_len ? mod : NULL,
+			  .mod_len = mod_len, .addr = addr, .type = type };
+
+	ps->lineno++;
+	if (!name_len || name_len > KSYM_NAME_MAX || (unsigned char)type <= ' ' ||
+	    memchr(name, '\0', name_len) || (mod_len && memchr(mod, '\0', mod_len))) {
+		bad_line(ps->st, ps->lineno);
+		return 0;
+	}
+	if (!keep_line(ps, &l)) {
+		ps->st->skipped++;
+		return 0;
+	}
+	return add_entry(ps, &l);
+}
+
+struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err)
+{
+	struct ksym_table *t;
+
+	if (!err)
+		err = parse_end(&f->ps);
+	t = parse_done(&f->ps, err);
+	err = errno;
+	free(f);
+	errno = err;
+	return t;
+}
+
+/*
  * Hand-over without wake-ups: each side naps while it has nothing to do. A
  * futex wake of a sleeping CPU is an IPI, which on a VM cost the reader ~30 us
  * a hand-over, on its critical path (measured: 5 MiB in 64 KiB pieces took

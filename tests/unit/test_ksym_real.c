@@ -414,6 +414,64 @@ static void test_live_kallsyms(void **s)
 	cross_check("/proc/kallsyms", KSYM_FMT_KALLSYMS, 200);
 }
 
+/* The i-th symbol at or after *i that is no BPF program's (they come and go). */
+static bool next_non_bpf(const struct ksym_table *t, size_t *i, struct ksym *out)
+{
+	for (; *i < ksym_table__cnt(t); ++*i) {
+		ksym_table__at(t, *i, out);
+		if (!out->module || strcmp(out->module, "bpf"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The ksym iterator's table is the live /proc/kallsyms' symbol for symbol, whole
+ * and filtered in the kernel (where this host lets root load it).
+ */
+static void iter_equals_kallsyms(const struct ksym_parse_opts *o)
+{
+	struct ksym_table *it, *ka;
+	struct ksym a, b;
+	size_t i = 0, j = 0, n = 0;
+
+	it = ksym_table__load_iter(o);
+	if (!it) {
+		print_message("# no ksym iterator here: %s\n", strerror(errno));
+		skip();
+	}
+	ka = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", o);
+	assert_non_null(ka);
+	for (;; i++, j++, n++) {
+		bool more_a = next_non_bpf(it, &i, &a), more_b = next_non_bpf(ka, &j, &b);
+
+		assert_int_equal(more_a, more_b);
+		if (!more_a)
+			break;
+		assert_int_equal(a.addr, b.addr);
+		assert_int_equal(a.type, b.type);
+		assert_string_equal(a.name, b.name);
+		assert_string_equal(a.module ? a.module : "", b.module ? b.module : "");
+	}
+	print_message("# ksym iterator: %zu symbols as /proc/kallsyms%s\n", n,
+		      o && o->prefixes ? " (filtered)" : "");
+	assert_true(n > (o && o->prefixes ? 10 : 10000));
+	ksym_table__free(it);
+	ksym_table__free(ka);
+}
+
+static void test_live_iter(void **s)
+{
+	static const char *const prefixes[] = { "vfs_", "e", "__x64_sys_" };
+	static const char *const names[] = { "schedule", "ext4:ext4_fill_super", "kfree" };
+	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true, .prefixes = prefixes,
+				     .prefix_cnt = 3, .names = names, .name_cnt = 3 };
+
+	(void)s;
+	iter_equals_kallsyms(NULL);
+	iter_equals_kallsyms(&o);
+}
+
 /*
  * A file read as it is produced (here a pipe fed in odd-sized pieces, so lines
  * break across reads) is read by a second thread: the same table as the file
@@ -511,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_612_funcs_addrs),
 		cmocka_unit_test(test_61_kallsyms),
 		cmocka_unit_test(test_live_kallsyms),
+		cmocka_unit_test(test_live_iter),
 		cmocka_unit_test(test_612_join_equals_addrs),
 		cmocka_unit_test(test_612_streamed),
 	};

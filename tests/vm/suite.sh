@@ -12,6 +12,7 @@ rm -rf "$share"; mkdir -p "$share/bin" "$share/out"
 cp "$OUTPUT/ksymattach" "$share/bin/" || { echo "1..0 # SKIP build/ksymattach missing"; exit 1; }
 # the example agent: a missing one fails its guest tests, not the whole suite
 cp "$OUTPUT/examples/agent" "$share/bin/" 2>/dev/null
+cp "$OUTPUT/tests/iter_dump" "$share/bin/" 2>/dev/null
 cp -r "$here/guest" "$share/tests"
 echo "sh /host/tests/run.sh $series" > "$share/job"
 if ! err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-600}" 2>&1); then

@@ -1,14 +1,4 @@
 # Bad input on any kernel: one clear line on stderr, nonzero exit, nothing attached.
-one_line_error() { # DESC EXPECT-SUBSTRING CMD...
-	d=$1 want=$2; shift 2
-	"$@" > $O/err.out 2> $O/err.txt
-	rc=$?
-	if [ $rc -ne 0 ] && [ "$(wc -l < $O/err.txt)" -eq 1 ] && grep -q "$want" $O/err.txt; then
-		ok "$d"
-	else
-		not_ok "$d (rc $rc, stderr: $(head -c 300 $O/err.txt))"
-	fi
-}
 one_line_error "pattern matching nothing" "no traceable function matches 'no_such_fn_\*'" \
 	$K -p 'no_such_fn_*'
 # debugfs shows tracefs too (debug/tracing): both must go

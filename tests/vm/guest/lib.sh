@@ -40,3 +40,14 @@ wait_for() {
 }
 K=/host/bin/ksymattach
 O=/host/out
+# one_line_error DESC EXPECT CMD...: CMD fails with one line on stderr holding EXPECT
+one_line_error() { # DESC EXPECT-SUBSTRING CMD...
+	d=$1 want=$2; shift 2
+	"$@" > $O/err.out 2> $O/err.txt
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(wc -l < $O/err.txt)" -eq 1 ] && grep -q "$want" $O/err.txt; then
+		ok "$d"
+	else
+		not_ok "$d (rc $rc, stderr: $(head -c 300 $O/err.txt))"
+	fi
+}

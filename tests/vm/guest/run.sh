@@ -5,6 +5,7 @@ cd /host/tests || exit 1
 echo "# guest $(uname -r)"
 . ./lookup.sh
 . ./sources.sh
+. ./iter.sh
 case $series in
 6.1) . ./old.sh ;;
 *) . ./multi.sh; . ./attach.sh; . ./agent.sh ;;

@@ -1,7 +1,7 @@
 # Traceable functions from /proc/kallsyms + call sites in /proc/kcore (the default)
 # against tracefs' own lists, on the whole kernel.
 $K -l -p '*' -o json --no-cache > $O/all-k.json 2> $O/all-k.err
-check "default source: kallsyms checked in kcore" grep -q '"source":"kallsyms+kcore"' $O/all-k.json
+check "default source: the kernel's symbols checked in kcore" grep -q '"source":"iter+kcore"' $O/all-k.json
 $K -l -p '*' --source tracefs --no-cache > $O/all-t.txt 2> $O/all-t.err
 $K -l -p '*' --source kallsyms --no-cache > $O/all-k.txt 2>> $O/all-k.err
 is "$(cat $O/all-k.err $O/all-t.err)" "" "both listings without a warning"

@@ -197,6 +197,18 @@ int ksym_table__resolve(struct ksym_table *funcs, struct ksym_table *kallsyms);
 /* "name+0x1c/0x150 [mod]" for addr, as the kernel's %pS prints it. */
 int ksym__snprint(char *buf, size_t len, const struct ksym *sym, uint64_t addr);
 
+/*
+ * The running kernel's symbols through its ksym BPF iterator (Linux >= 6.0): the
+ * table /proc/kallsyms would give (same symbols, order, types, modules), with
+ * real addresses even where kernel.kptr_restrict=2 shows zeros to root. The
+ * filters of opts (text_only, prefixes, names) run in the kernel as well: a
+ * symbol they drop is walked, not written. Needs CAP_BPF and CAP_PERFMON (or
+ * CAP_SYS_ADMIN). NULL with errno: EOPNOTSUPP no ksym iterator (kernel < 6.0),
+ * ENOENT no vmlinux BTF, EPERM a capability missing, EINVAL/EACCES the program
+ * refused; the others as ksym_table__load().
+ */
+struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts);
+
 /* A vmlinux (or any ELF) symbol table, through libelf. */
 struct ksym_table *ksym_table__load_elf(const char *path, const struct ksym_parse_opts *opts);
 
@@ -405,6 +417,16 @@ struct ksym_db_opts {
 	 * first run, measured on any later one (--compare's ksym-boot row).
 	 */
 	bool no_run_cache;
+	/*
+	 * Where the live symbol table comes from. AUTO: the ksym BPF iterator
+	 * (ksym_table__load_iter) where it works, else /proc/kallsyms (a verbose
+	 * warning says why); ITER: the iterator or an error.
+	 */
+	enum ksym_syms_from {
+		KSYM_SYMS_AUTO,
+		KSYM_SYMS_ITER,
+		KSYM_SYMS_KALLSYMS,
+	} syms_from;
 };
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);

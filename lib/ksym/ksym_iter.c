@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The kernel's symbols through its ksym BPF iterator (Linux >= 6.0).
+ *
+ * /proc/kallsyms prints every symbol as text, a page per read(); the iterator
+ * runs a program on every symbol of the same walk and lets it write what it
+ * wants. This one writes binary records, only for symbols a filter can keep
+ * (text types, the first two bytes a prefix or name allows), so most of the
+ * table is walked inside one read(). It sees real addresses where
+ * kernel.kptr_restrict=2 shows zeros even to root.
+ *
+ * The program is a few dozen instructions assembled here and loaded with the
+ * bpf syscall, not a libbpf object: an object's load probes kernel features
+ * and parses all of vmlinux BTF for its relocations, which cost more than the
+ * walk saves (75-105 ms in the project's TCG guest). What it needs from BTF is
+ * one function's id and four field offsets, found by a scan of the raw types.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+
+#include "ksym_internal.h"
+
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+#define BTF_MAX (64u << 20)
+
+/* What the program needs to know of the running kernel. */
+struct iter_btf {
+	uint32_t func_id;	/* FUNC bpf_iter_ksym: the iterator target */
+	int off_value, off_type, off_name, off_module, off_exported;
+};
+
+/* offset of "\0name\0" + 1 in the string section, or 0 */
+static uint32_t btf_str(const char *str, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = str, *end = str + len;
+
+	while (p < end && (p = memmem(p, end - p, name, n + 1))) {
+		if (p > str && p[-1] == '\0')
+			return p - str;
+		p++;
+	}
+	return 0;
+}
+
+/* bytes after a struct btf_type, by kind */
+static size_t btf_extra(const struct btf_type *t)
+{
+	uint32_t vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case 17:	/* DECL_TAG */
+		return 4;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return vlen * sizeof(struct btf_var_secinfo);
+	case 19:	/* ENUM64 */
+		return vlen * 12;
+	default:	/* PTR, FWD, TYPEDEF, VOLATILE, CONST, RESTRICT, FUNC, FLOAT, TYPE_TAG */
+		return 0;
+	}
+}
+
+static int btf_find(struct iter_btf *b)
+{
+	const char *names[] = { "bpf_iter_ksym", "kallsym_iter", "value", "type", "name",
+				"module_name", "exported" };
+	uint32_t off[7];
+	const struct btf_header *h;
+	const char *str, *p, *end;
+	bool have_struct = false;
+	size_t len, i;
+	uint32_t id;
+	char *buf;
+	int err;
+
+	err = ksym__read_file(BTF_PATH, &buf, &len);
+	if (err)
+		return err;
+	h = (const void *)buf;
+	err = -EBADMSG;
+	if (len < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > len ||
+	    h->type_off > len - h->hdr_len || h->type_len > len - h->hdr_len - h->type_off ||
+	    h->str_off > len - h->hdr_len || h->str_len > len - h->hdr_len - h->str_off)
+		goto out;
+	str = buf + h->hdr_len + h->str_off;
+	for (i = 0; i < 7; i++)
+		off[i] = btf_str(str, h->str_len, names[i]);
+	err = -EOPNOTSUPP;	/* no such iterator in this kernel */
+	if (!off[0] || !off[1])
+		goto out;
+	memset(b, 0, sizeof(*b));
+	b->off_value = b->off_type = b->off_name = b->off_module = b->off_exported = -1;
+	p = buf + h->hdr_len + h->type_off;
+	end = p + h->type_len;
+	for (id = 1; p + sizeof(struct btf_type) <= end; id++) {
+		const struct btf_type *t = (const void *)p;
+		size_t extra = btf_extra(t);
+		uint32_t kind = BTF_INFO_KIND(t->info);
+
+		if ((size_t)(end - p) < sizeof(*t) + extra)
+			break;
+		if (kind == BTF_KIND_FUNC && t->name_off == off[0])
+			b->func_id = id;
+		if (kind == BTF_KIND_STRUCT && t->name_off == off[1] && !have_struct) {
+			const struct btf_member *m = (const void *)(t + 1);
+			int *dst[] = { &b->off_value, &b->off_type, &b->off_name, &b->off_module,
+				       &b->off_exported };
+			uint32_t j, k;
+
+			have_struct = true;
+			for (j = 0; j < BTF_INFO_VLEN(t->info); j++) {
+				uint32_t bits = BTF_INFO_KFLAG(t->info) ? m[j].offset & 0xffffff
+									 : m[j].offset;
+
+				for (k = 0; k < 5; k++)
+					if (off[2 + k] && m[j].name_off == off[2 + k] && !(bits % 8))
+						*dst[k] = bits / 8;
+			}
+		}
+		if (b->func_id && have_struct)
+			break;
+		p += sizeof(*t) + extra;
+	}
+	if (!b->func_id || b->off_value < 0 || b->off_type < 0 || b->off_name < 0 ||
+	    b->off_module < 0 || b->off_exported < 0)
+		goto out;
+	err = 0;
+out:
+	free(buf);
+	return err;
+}
+
+static long sys_bpf(int cmd, union bpf_attr *attr)
+{
+	long r = syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+
+	return r < 0 ? -errno : r;
+}
+
+/*
+ * The map's value: the first two bytes a filter allows (a bit each), then the
+ * record being written: u64 addr, type, exported, name\0, module\0.
+ */
+#define BITMAP_LEN 8192
+#define REC (BITMAP_LEN)
+#define REC_HEAD 10
+#define NAME_LEN 512		/* KSYM_NAME_LEN since 6.1; 128 before stops at its NUL */
+#define MOD_LEN 64
+#define VALUE_LEN (REC + REC_HEAD + NAME_LEN + MOD_LEN + 6)
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+						.off = (o), .imm = (i) })
+#define LDX(sz, d, s, o)	INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define STX(sz, d, s, o)	INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
+#define ST(sz, d, o, i)		INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
+#define MOV(d, s)		INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define ALUI(op, d, i)		INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
+#define ALU(op, d, s)		INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
+#define JMPI(op, d, i)		INSN(BPF_JMP | (op) | BPF_K, d, 0, 0, i)	/* to "out" */
+#define CALL(f)			INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define R0 BPF_REG_0
+#define R1 BPF_REG_1
+#define R2 BPF_REG_2
+#define R3 BPF_REG_3
+#define R4 BPF_REG_4
+#define R6 BPF_REG_6
+#define R7 BPF_REG_7
+#define R8 BPF_REG_8
+#define R9 BPF_REG_9
+#define R10 BPF_REG_10
+
+struct prog {
+	struct bpf_insn insn[64];
+	size_t n;
+	size_t out[16];		/* jumps to the exit, patched last */
+	size_t out_n;
+};
+
+static void emit(struct prog *p, struct bpf_insn i)
+{
+	p->insn[p->n++] = i;
+}
+
+static void emit_out(struct prog *p, struct bpf_insn i)
+{
+	p->out[p->out_n++] = p->n;
+	emit(p, i);
+}
+
+/* ctx: struct bpf_iter__ksym { meta; ksym } */
+static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, bool text_only,
+		       bool filter)
+{
+	size_t i;
+
+	emit(p, LDX(BPF_DW, R6, R1, 0));	/* meta */
+	emit(p, LDX(BPF_DW, R7, R1, 8));	/* ksym, NULL after the last */
+	emit_out(p, JMPI(BPF_JEQ, R7, 0));
+	if (text_only) {
+		/* t, T, w, W */
+		emit(p, LDX(BPF_B, R2, R7, b->off_type));
+		emit(p, ALUI(BPF_OR, R2, 0x20));
+		emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R2, 0, 1, 't'));
+		emit_out(p, JMPI(BPF_JNE, R2, 'w'));
+	}
+	emit(p, ST(BPF_W, R10, -4, 0));
+	emit(p, MOV(R2, R10));
+	emit(p, ALUI(BPF_ADD, R2, -4));
+	emit(p, INSN(BPF_LD | BPF_DW | BPF_IMM, R1, BPF_PSEUDO_MAP_FD, 0, map_fd));
+	emit(p, INSN(0, 0, 0, 0, 0));
+	emit(p, CALL(BPF_FUNC_map_lookup_elem));
+	emit_out(p, JMPI(BPF_JEQ, R0, 0));
+	emit(p, MOV(R8, R0));
+	if (filter) {
+		/* bit name[0] << 8 | name[1] of the bitmap */
+		emit(p, LDX(BPF_B, R2, R7, b->off_name));
+		emit(p, LDX(BPF_B, R3, R7, b->off_name + 1));
+		emit(p, ALUI(BPF_LSH, R2, 8));
+		emit(p, ALU(BPF_OR, R2, R3));
+		emit(p, ALUI(BPF_AND, R2, 0xffff));	/* 6.1's verifier loses the bounds of an OR */
+		emit(p, MOV(R3, R2));
+		emit(p, ALUI(BPF_RSH, R3, 3));
+		emit(p, MOV(R4, R8));
+		emit(p, ALU(BPF_ADD, R4, R3));
+		emit(p, LDX(BPF_B, R4, R4, 0));
+		emit(p, ALUI(BPF_AND, R2, 7));
+		emit(p, ALU(BPF_RSH, R4, R2));
+		emit(p, ALUI(BPF_AND, R4, 1));
+		emit_out(p, JMPI(BPF_JEQ, R4, 0));
+	}
+	emit(p, LDX(BPF_DW, R2, R7, b->off_value));
+	emit(p, STX(BPF_DW, R8, R2, REC));
+	emit(p, LDX(BPF_B, R2, R7, b->off_type));
+	emit(p, STX(BPF_B, R8, R2, REC + 8));
+	emit(p, LDX(BPF_W, R2, R7, b->off_exported));
+	emit(p, STX(BPF_B, R8, R2, REC + 9));
+	emit(p, MOV(R1, R8));
+	emit(p, ALUI(BPF_ADD, R1, REC + REC_HEAD));
+	emit(p, INSN(BPF_ALU64 | BPF_MOV | BPF_K, R2, 0, 0, NAME_LEN));
+	emit(p, MOV(R3, R7));
+	emit(p, ALUI(BPF_ADD, R3, b->off_name));
+	emit(p, CALL(BPF_FUNC_probe_read_kernel_str));
+	emit_out(p, JMPI(BPF_JSLT, R0, 1));	/* its NUL included */
+	emit_out(p, JMPI(BPF_JSGT, R0, NAME_LEN));
+	emit(p, MOV(R9, R0));
+	emit(p, MOV(R1, R8));
+	emit(p, ALUI(BPF_ADD, R1, REC + REC_HEAD));
+	emit(p, ALU(BPF_ADD, R1, R9));
+	emit(p, INSN(BPF_ALU64 | BPF_MOV | BPF_K, R2, 0, 0, MOD_LEN));
+	emit(p, MOV(R3, R7));
+	emit(p, ALUI(BPF_ADD, R3, b->off_module));
+	emit(p, CALL(BPF_FUNC_probe_read_kernel_str));
+	emit_out(p, JMPI(BPF_JSLT, R0, 1));
+	emit_out(p, JMPI(BPF_JSGT, R0, MOD_LEN));
+	emit(p, ALU(BPF_ADD, R9, R0));
+	emit(p, ALUI(BPF_ADD, R9, REC_HEAD));
+	emit(p, LDX(BPF_DW, R1, R6, 0));	/* meta->seq */
+	emit(p, MOV(R2, R8));
+	emit(p, ALUI(BPF_ADD, R2, REC));
+	emit(p, MOV(R3, R9));
+	emit(p, CALL(BPF_FUNC_seq_write));
+	for (i = 0; i < p->out_n; i++)
+		p->insn[p->out[i]].off = p->n - p->out[i] - 1;
+	emit(p, INSN(BPF_ALU64 | BPF_MOV | BPF_K, R0, 0, 0, 0));
+	emit(p, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	return p->n;
+}
+
+static void bit_set(unsigned char *bm, unsigned int k)
+{
+	bm[k / 8] |= 1 << (k % 8);
+}
+
+/* The first two bytes of every prefix and name a parse with o keeps; false: all. */
+static bool fill_bitmap(unsigned char *bm, const struct ksym_parse_opts *o)
+{
+	unsigned int c;
+	size_t i;
+
+	for (i = 0; i < o->prefix_cnt; i++) {
+		const unsigned char *s = (const void *)o->prefixes[i];
+
+		if (!s[0])
+			return false;
+		if (s[1]) {
+			bit_set(bm, s[0] << 8 | s[1]);
+			continue;
+		}
+		for (c = 0; c < 256; c++)
+			bit_set(bm, s[0] << 8 | c);
+	}
+	for (i = 0; i < o->name_cnt; i++) {
+		const char *n = o->names[i], *colon = strchr(n, ':');
+		const unsigned char *s = (const void *)(colon ? colon + 1 : n);
+
+		bit_set(bm, s[0] << 8 | (s[0] ? s[1] : 0));
+	}
+	return true;
+}
+
+struct iter {
+	int map, prog, link, fd;
+};
+
+static void iter_close(struct iter *it)
+{
+	if (it->fd >= 0)
+		close(it->fd);
+	if (it->link >= 0)
+		close(it->link);
+	if (it->prog >= 0)
+		close(it->prog);
+	if (it->map >= 0)
+		close(it->map);
+}
+
+static int iter_open(struct iter *it, const struct ksym_parse_opts *o, bool text_only)
+{
+	bool filter = (o->prefixes && o->prefix_cnt) || (o->names && o->name_cnt);
+	struct iter_btf b;
+	union bpf_attr a;
+	struct prog p = {};
+	unsigned char *val;
+	uint32_t key = 0;
+	int err;
+
+	err = btf_find(&b);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = VALUE_LEN;
+	a.max_entries = 1;
+	memcpy(a.map_name, "ksym_iter", 10);
+	it->map = sys_bpf(BPF_MAP_CREATE, &a);
+	if (it->map < 0)
+		return it->map;
+	if (filter) {
+		val = calloc(1, VALUE_LEN);
+		if (!val)
+			return -ENOMEM;
+		if (fill_bitmap(val, o)) {
+			memset(&a, 0, sizeof(a));
+			a.map_fd = it->map;
+			a.key = (uintptr_t)&key;
+			a.value = (uintptr_t)val;
+			err = sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+		} else {
+			filter = false;
+		}
+		free(val);
+		if (err)
+			return err;
+	}
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_TRACING;
+	a.expected_attach_type = BPF_TRACE_ITER;
+	a.attach_btf_id = b.func_id;
+	a.insns = (uintptr_t)p.insn;
+	a.insn_cnt = assemble(&p, &b, it->map, text_only, filter);
+	a.license = (uintptr_t)"GPL";	/* the helpers that read kernel memory are GPL-only */
+	memcpy(a.prog_name, "ksym_iter", 10);
+	it->prog = sys_bpf(BPF_PROG_LOAD, &a);
+	if (it->prog < 0)
+		return it->prog;
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = it->prog;
+	a.link_create.attach_type = BPF_TRACE_ITER;
+	it->link = sys_bpf(BPF_LINK_CREATE, &a);
+	if (it->link < 0)
+		return it->link;
+	memset(&a, 0, sizeof(a));
+	a.iter_create.link_fd = it->link;
+	it->fd = sys_bpf(BPF_ITER_CREATE, &a);
+	return it->fd < 0 ? it->fd : 0;
+}
+
+/* One record: u64 addr, type, exported, name\0, module\0. */
+struct rec {
+	uint64_t addr;
+	const char *name, *mod;
+	size_t name_len, mod_len, len;
+	char type;
+};
+
+/* The record at [p, end), if it is whole there. */
+static bool rec_at(const char *p, const char *end, struct rec *r)
+{
+	const char *ne, *me;
+
+	if (end - p <= REC_HEAD)
+		return false;
+	r->name = p + REC_HEAD;
+	ne = memchr(r->name, '\0', end - r->name);
+	if (!ne)
+		return false;
+	r->mod = ne + 1;
+	me = memchr(r->mod, '\0', end - r->mod);
+	if (!me)
+		return false;
+	memcpy(&r->addr, p, 8);
+	r->type = p[8];
+	r->name_len = ne - r->name;
+	r->mod_len = me - r->mod;
+	r->len = me + 1 - p;
+	/* /proc/kallsyms' case for a module's: exported or not */
+	if (r->mod_len && (r->type | 0x20) >= 'a' && (r->type | 0x20) <= 'z')
+		r->type = p[9] ? (r->type & ~0x20) : (r->type | 0x20);
+	return true;
+}
+
+/*
+ * The kernel calls the program once more as the walk ends, with the last
+ * symbol's fields still in the iterator (and another module name): a last
+ * record that repeats the one before it is that call's. So the last whole
+ * record of each read is held back (left in the buffer) until more come, and
+ * the one fed before it is remembered.
+ */
+struct feed {
+	struct ksym_feed *f;
+	uint64_t prev_addr;
+	size_t prev_len;
+	char prev_name[NAME_LEN];
+};
+
+static int feed_records(struct feed *fd, const char *s, const char *end, size_t *used)
+{
+	struct rec r, next, fed = {};
+	const char *p = s;
+	int err;
+
+	*used = 0;
+	if (!rec_at(p, end, &r))
+		return 0;
+	while (rec_at(p + r.len, end, &next)) {
+		err = ksym_feed__add(fd->f, r.addr, r.type, r.name, r.name_len, r.mod, r.mod_len);
+		if (err)
+			return err;
+		fed = r;
+		p += r.len;
+		r = next;
+	}
+	/* r, at p, is held; the one fed before it is remembered */
+	if (fed.name) {
+		fd->prev_addr = fed.addr;
+		fd->prev_len = fed.name_len;
+		memcpy(fd->prev_name, fed.name, fed.name_len);
+	}
+	*used = p - s;
+	return 0;
+}
+
+/* At the walk's end, [s, end) holds the held record: fed unless it is the closing call's. */
+static int feed_last(struct feed *fd, const char *s, const char *end)
+{
+	struct rec r;
+
+	if (s == end)
+		return 0;
+	if (!rec_at(s, end, &r) || r.len != (size_t)(end - s))
+		return -EBADMSG;
+	if (fd->prev_len && r.addr == fd->prev_addr && r.name_len == fd->prev_len &&
+	    !memcmp(r.name, fd->prev_name, r.name_len))
+		return 0;
+	return ksym_feed__add(fd->f, r.addr, r.type, r.name, r.name_len, r.mod, r.mod_len);
+}
+
+#define ITER_BUF (64u << 10)
+
+struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts)
+{
+	struct ksym_parse_opts o = {};
+	struct ksym_parse_stats local, *st;
+	struct iter it = { -1, -1, -1, -1 };
+	size_t have = 0, used, fed = 0;
+	uint64_t t0 = ksym_now_ns(), read_ns, t1;
+	struct feed *fd = NULL;
+	struct ksym_feed *f = NULL;
+	char *buf = NULL;
+	ssize_t n;
+	int err;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	o.sz = sizeof(o);
+	st = o.stats ? o.stats : &local;
+	o.stats = st;
+	/* loading the program serves the read: its time is the read's */
+	err = iter_open(&it, &o, o.text_only);
+	read_ns = ksym_now_ns() - t0;
+	if (err)
+		goto out;
+	/* a whole table: ~165k symbols, ~22 bytes of name each */
+	f = ksym_feed__new(&o, 200000, 4u << 20);
+	fd = calloc(1, sizeof(*fd));
+	buf = malloc(ITER_BUF);
+	if (!f || !fd || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (o.stop && *o.stop) {
+			err = -EINTR;
+			break;
+		}
+		t1 = ksym_now_ns();
+		n = read(it.fd, buf + have, ITER_BUF - have);
+		read_ns += ksym_now_ns() - t1;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		fed += n;
+		if (fed > KSYM_INPUT_MAX) {
+			err = -EFBIG;
+			break;
+		}
+		have += n;
+		fd->f = f;
+		err = feed_records(fd, buf, buf + have, &used);
+		if (err)
+			break;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		/* a record never comes near the buffer's size */
+		if (have > ITER_BUF / 2) {
+			err = -EBADMSG;
+			break;
+		}
+	}
+	if (!err)
+		err = feed_last(fd, buf, buf + have);
+out:
+	free(fd);
+	free(buf);
+	iter_close(&it);
+	if (!f) {
+		errno = err ? -err : ENOMEM;
+		return NULL;
+	}
+	{
+		struct ksym_table *t = ksym_feed__end(f, err);
+
+		st->read_ns = read_ns;
+		st->parse_ns = ksym_now_ns() - t0 - read_ns;
+		return t;
+	}
+}

@@ -1,0 +1,73 @@
+# The kernel's ksym BPF iterator as the symbol source, against /proc/kallsyms.
+D=/host/bin/iter_dump
+# the whole table: address, type, name and module of every symbol (BPF
+# programs, the iterator's own among them, come and go between two reads)
+$D > $O/it.all 2> $O/it.err
+is "$?" 0 "iterator: the whole table read ($(head -c 200 $O/it.err))"
+grep -v '	\[bpf\]$' /proc/kallsyms | sort > $O/ka.sorted
+grep -v '	\[bpf\]$' $O/it.all | sort > $O/it.sorted
+check "iterator: the whole table is /proc/kallsyms' ($(wc -l < $O/ka.sorted) symbols)" \
+	cmp -s $O/ka.sorted $O/it.sorted
+# filtered in the kernel (two-byte prefixes, a one-byte one, exact names with and
+# without a module) as the text parse filters the file
+set -- -t -n schedule -n 9pnet:p9_client_read -n vfs_read vfs_ e __x64_sys_
+$D "$@" > $O/it.f; $D -k "$@" > $O/ka.f
+check "iterator: filtered as the text parse filters ($(wc -l < $O/ka.f) symbols)" \
+	cmp -s $O/ka.f $O/it.f
+check "iterator: the filter keeps module symbols" grep -q 'p9_client_read	\[9pnet\]' $O/it.f
+
+# the tool: the iterator by default, the same functions as from /proc/kallsyms
+$K -l -p 'vfs_*' -o json --no-cache > $O/it.json 2> $O/it.jerr
+check "default source: the iterator, checked in kcore" grep -q '"source":"iter+kcore"' $O/it.json
+same_listing() { # DESC PATTERN-ARGS...
+	d=$1; shift
+	$K -l "$@" --no-cache 2> $O/sl.err | sed '$d' > $O/sl.iter
+	$K -l "$@" --no-cache --source kallsyms 2>> $O/sl.err | sed '$d' > $O/sl.ka
+	if [ -s $O/sl.ka ] && cmp -s $O/sl.iter $O/sl.ka && [ ! -s $O/sl.err ]; then
+		ok "iterator and /proc/kallsyms list the same: $d ($(wc -l < $O/sl.ka) lines)"
+	else
+		not_ok "iterator and /proc/kallsyms differ: $d ($(head -c 200 $O/sl.err))"
+	fi
+}
+same_listing "prefixes" -p 'vfs_*' -p 'ksys_*'
+same_listing "a leading wildcard" -p '*_read'
+same_listing "module restrictions" -p '9pnet:p9_*' -p ':vfs_read*'
+same_listing "exact names" -p schedule -p vfs_read -p p9_client_read
+
+# fallbacks: one verbose line, the same answer; --source iter: one error line
+$K -l -p 'vfs_*' --no-cache --source kallsyms 2>/dev/null | sed '$d' > $O/fb.want
+fallback() { # DESC EXPECT
+	$K -l -p 'vfs_*' --no-cache -v 2> $O/fb.err | sed '$d' > $O/fb.got
+	if cmp -s $O/fb.want $O/fb.got && grep -q "ksym BPF iterator: $2; reading /proc/kallsyms" $O/fb.err; then
+		ok "fallback to /proc/kallsyms: $1"
+	else
+		not_ok "fallback to /proc/kallsyms: $1 ($(head -c 300 $O/fb.err))"
+	fi
+	$K -l -p 'vfs_*' --no-cache 2> $O/fb.err > /dev/null
+	is "$(cat $O/fb.err)" "" "fallback without -v: silent ($1)"
+	one_line_error "--source iter: $1" "ksym BPF iterator: $2" $K -l -p 'vfs_*' --no-cache --source iter
+}
+mount -t tmpfs none /sys/kernel/btf
+fallback "no vmlinux BTF" "no vmlinux BTF"
+umount /sys/kernel/btf
+$D -F $O/forged.btf
+mount -o bind $O/forged.btf /sys/kernel/btf/vmlinux
+fallback "a refused program" "the kernel refused its program"
+umount /sys/kernel/btf/vmlinux
+mkdir -p /etc
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
+grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >> /etc/group
+su -s /bin/sh nobody -c "$D -t vfs_" > /dev/null 2> $O/np.err
+check "iterator unprivileged: refused, said ($(cat $O/np.err))" grep -q 'not permitted' $O/np.err
+
+# kernel.kptr_restrict=2: /proc/kallsyms shows zeros even to root, the iterator not
+echo 2 > /proc/sys/kernel/kptr_restrict
+$K -l -p 'vfs_*' --no-cache 2> $O/kr.err | sed '$d' > $O/kr.got
+check "kptr_restrict=2: the iterator lists what /proc/kallsyms did ($(head -c 200 $O/kr.err))" \
+	cmp -s $O/fb.want $O/kr.got
+$K -p vfs_read -d 1 -o json --no-cache > $O/kr.json 2> $O/kr.err
+is "$(json_int attached $O/kr.json)" 1 "kptr_restrict=2: vfs_read attached ($(head -c 200 $O/kr.err))"
+one_line_error "kptr_restrict=2 without the iterator: the cause named" "kptr_restrict=2" \
+	$K -l -p 'vfs_*' --no-cache --source kallsyms
+echo 0 > /proc/sys/kernel/kptr_restrict
+is "$(kprobe_multi_links)" 0 "iterator tests: no link left"
