@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -77,6 +78,46 @@ static size_t btf_extra(const struct btf_type *t)
 	}
 }
 
+/* sysfs knows the file's size: one buffer, no growing */
+static int read_btf(char **bufp, size_t *lenp)
+{
+	int fd = open(BTF_PATH, O_RDONLY | O_CLOEXEC), err = 0;
+	size_t len = 0;
+	struct stat st;
+	ssize_t n;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size <= 0 || (size_t)st.st_size > BTF_MAX) {
+		close(fd);
+		return -EBADMSG;
+	}
+	buf = malloc(st.st_size);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < (size_t)st.st_size) {
+		n = read(fd, buf + len, st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EBADMSG;
+			break;
+		}
+		len += n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
 static int btf_find(struct iter_btf *b)
 {
 	const char *names[] = { "bpf_iter_ksym", "kallsym_iter", "value", "type", "name",
@@ -85,12 +126,12 @@ static int btf_find(struct iter_btf *b)
 	const struct btf_header *h;
 	const char *str, *p, *end;
 	bool have_struct = false;
-	size_t len, i;
+	size_t len = 0, i;
 	uint32_t id;
-	char *buf;
+	char *buf = NULL;
 	int err;
 
-	err = ksym__read_file(BTF_PATH, &buf, &len);
+	err = read_btf(&buf, &len);
 	if (err)
 		return err;
 	h = (const void *)buf;
@@ -220,14 +261,9 @@ static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, boo
 		emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R2, 0, 1, 't'));
 		emit_out(p, JMPI(BPF_JNE, R2, 'w'));
 	}
-	emit(p, ST(BPF_W, R10, -4, 0));
-	emit(p, MOV(R2, R10));
-	emit(p, ALUI(BPF_ADD, R2, -4));
-	emit(p, INSN(BPF_LD | BPF_DW | BPF_IMM, R1, BPF_PSEUDO_MAP_FD, 0, map_fd));
+	/* the map's value, addressed directly: no helper call per symbol */
+	emit(p, INSN(BPF_LD | BPF_DW | BPF_IMM, R8, BPF_PSEUDO_MAP_VALUE, 0, map_fd));
 	emit(p, INSN(0, 0, 0, 0, 0));
-	emit(p, CALL(BPF_FUNC_map_lookup_elem));
-	emit_out(p, JMPI(BPF_JEQ, R0, 0));
-	emit(p, MOV(R8, R0));
 	if (filter) {
 		/* bit name[0] << 8 | name[1] of the bitmap */
 		emit(p, LDX(BPF_B, R2, R7, b->off_name));

@@ -916,8 +916,7 @@ int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *na
 			  .mod_len = mod_len, .addr = addr, .type = type };
 
 	ps->lineno++;
-	if (!name_len || name_len > KSYM_NAME_MAX || (unsigned char)type <= ' ' ||
-	    memchr(name, '\0', name_len) || (mod_len && memchr(mod, '\0', mod_len))) {
+	if (!name_len || name_len > KSYM_NAME_MAX || (unsigned char)type <= ' ') {
 		bad_line(ps->st, ps->lineno);
 		return 0;
 	}
