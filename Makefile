@@ -281,7 +281,7 @@ bench-model: all $(DATA)
 
 # The attach-stall comparison in the 6.12 guest (takes several minutes under TCG).
 .PHONY: bench-vm
-bench-vm: all
+bench-vm: all examples $(OUTPUT)/tests/iter_dump
 	OUTPUT=$(OUTPUT) tests/vm/bench.sh 6.12
 
 # The daemon soak (docs/reliability.md): SOAK_MINUTES (10) under load and reloads.

@@ -201,10 +201,8 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 			continue;
 		l->mod_cnt++;
 		m->loading = !strcmp(state, "Loading");
-		if (!addr) {
-			err = -EPERM;	/* kptr_restrict hides where modules are */
-			break;
-		}
+		/* kptr_restrict=2 hides where modules are: vmlinux can still be rebased */
+		l->bases_hidden |= !addr;
 		m->base = addr;
 		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", m->name);
 		if (build_id_file(path, m->id, &m->id_len))
@@ -283,6 +281,8 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 
 	if (!l->id_len)
 		return -ENODATA;
+	if (l->bases_hidden)
+		return -EPERM;
 	/* a module coming or going, or whose notes this process cannot read (a
 	 * sandbox hiding /sys/module): a file without it would serve every boot
 	 * without its functions */
@@ -628,8 +628,9 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 		const struct ksym_layout_mod *m = layout_mod(l, v.t.buf + v.t.mods[i]);
 		const struct build_mod *b = &v.mods[i];
 
-		/* not loaded now, or another build of it: its entries stay unresolved */
-		if (!m || m->id_len != b->id_len || memcmp(m->id, b->id, b->id_len)) {
+		/* not loaded now, another build of it, or where it is hidden: its
+		 * entries stay unresolved */
+		if (!m || m->id_len != b->id_len || memcmp(m->id, b->id, b->id_len) || !m->base) {
 			dropped += b->cnt;
 			continue;
 		}

@@ -586,8 +586,8 @@ void ksym_db__flush(struct ksym_db *db)
 
 	/* a boot's first run measured on a later one: the build cache is all it is
 	 * about; a build cache found wrong: nothing from it is worth keeping */
-	if (db->rebased && (db->opts.no_run_cache || db->rebase_bad))
-		db->pending_cnt = 0;
+	if (db->rebased && (db->opts.no_run_cache || db->rebase_bad || db->layout.bases_hidden))
+		db->pending_cnt = 0;	/* (hidden module bases: its modules are unresolved) */
 	/* modules loaded or unloaded since: what was read may no longer hold */
 	if (db->pending_cnt && (ksym_cache__live_key(&now, "") ||
 				now.modules_hash != db->pending[0].key.modules_hash)) {
@@ -816,6 +816,42 @@ static int pattern_filter(struct ksym_db *db)
 	return 0;
 }
 
+struct hidden_ctx {
+	const struct ksym_layout *l;
+	bool found;
+};
+
+static int hidden_fn(const struct ksym *sym, void *ctx)
+{
+	struct hidden_ctx *h = ctx;
+	size_t i;
+
+	if (!(sym->flags & KSYM_F_UNRESOLVED) || !sym->module)
+		return 0;
+	for (i = 0; i < h->l->mod_cnt; i++)
+		if (!h->l->mods[i].base && !strcmp(h->l->mods[i].name, sym->module))
+			return h->found = true;
+	return 0;
+}
+
+/*
+ * Module bases hidden (kptr_restrict=2): the file's modules cannot be rebased,
+ * vmlinux can. Whether the patterns (none: anything) can match a function of
+ * a loaded module, which only the kernel's symbols can place now.
+ */
+static bool hidden_match(const struct ksym_db *db, const struct ksym_table *t,
+			 const struct ksym_layout *l)
+{
+	struct hidden_ctx h = { .l = l };
+	size_t i;
+
+	if (!db->opts.pattern_cnt)
+		return true;
+	for (i = 0; i < db->opts.pattern_cnt && !h.found; i++)
+		ksym_table__match(t, db->opts.patterns[i], hidden_fn, &h);
+	return h.found;
+}
+
 /*
  * The first run of a boot of a build seen before: the build cache rebased
  * onto this boot. Each function is checked in the kernel text when asked for
@@ -848,6 +884,15 @@ static int build_funcs(struct ksym_db *db)
 			     errno == EPERM ? "not a private root-owned file" : "corrupt or truncated");
 		else if (errno == ESTALE && db->opts.verbose)
 			warn(db, "build cache %s is another build's; rebuilding it", path);
+		ksym_layout__free(&l);
+		return -ENOENT;
+	}
+	if (l.bases_hidden && hidden_match(db, t, &l)) {
+		if (db->opts.verbose)
+			warn(db, "build cache %s: module addresses hidden (kernel.kptr_restrict=2) "
+			     "and the patterns match module functions; reading the kernel's symbols",
+			     path);
+		ksym_table__free(t);
 		ksym_layout__free(&l);
 		return -ENOENT;
 	}
@@ -909,10 +954,11 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	ksym_build__name(&l, name, sizeof(name));
 	if (!err)
 		ksym_build__prune(db->opts.build_cache_dir, name, KSYM_BUILD_CACHE_KEEP);
-	else if (err == -EAGAIN ? db->opts.verbose : db->opts.verbose || !geteuid())
+	else if (err == -EAGAIN || err == -EPERM ? db->opts.verbose : db->opts.verbose || !geteuid())
 		warn(db, "cannot write build cache %s/%s: %s; the next boot's first run is cold",
 		     db->opts.build_cache_dir, name, err == -EAGAIN ?
 		     "a module is still loading, or a loaded one's build ID is unreadable (/sys/module hidden?)" :
+		     err == -EPERM ? "module addresses are hidden (kernel.kptr_restrict=2)" :
 		     strerror(-err));
 	ksym_layout__free(&l);
 }

@@ -309,6 +309,8 @@ struct ksym_layout {
 	uint64_t text;		/* _text */
 	struct ksym_layout_mod *mods;
 	size_t mod_cnt;
+	/* kernel.kptr_restrict=2: /proc/modules shows every base as 0 (mods' base 0) */
+	bool bases_hidden;
 };
 
 /* _text from kc's map of the kernel image where kc is given (no kallsyms read). */
@@ -324,13 +326,15 @@ enum { KSYM_ANCHOR_STEXT, KSYM_ANCHOR_ETEXT, KSYM_ANCHOR_SINITTEXT, KSYM_ANCHOR_
 /*
  * The build cache of l's build from dir, rebased onto l: a table of the
  * traceable functions at their ftrace sites, in address order, its index
- * built; anchors[] rebased (0: unknown). *unknown: loaded modules the cache
+ * built; anchors[] rebased (0: unknown). A module whose base is hidden is
+ * treated as one not loaded: its entries stay unresolved. *unknown: loaded modules the cache
  * has not (or not of this build), the first of them named in names. NULL with errno as ksym_cache__load().
  */
 struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
 				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown, char *names,
 				    size_t names_len);
-/* t (functions at their sites, this boot's addresses) stored for l's build. */
+/* t (functions at their sites, this boot's addresses) stored for l's build;
+ * -EPERM where l's module bases are hidden (they would be stored as offsets from 0). */
 int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
 		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source);
 /* A build cache from elsewhere checked as an import checks it (buf 8-aligned). */

@@ -2,7 +2,8 @@
 # bench.sh [SERIES]: the attach-stall comparison in the guest (default 6.12):
 # vfs_* in one kprobe.multi link, then 50 functions with a kprobe.session link
 # each, every resolver in turn (--compare: cold, warm, a boot's first run from the
-# build cache, the kernel, libbpf, the floor). Prints the guest's tables.
+# build cache, the kernel, libbpf, the floor), the whole-table read, the example
+# agent. Prints the guest's tables.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -10,7 +11,7 @@ OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 series=${1:-6.12}
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
-mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$share/bin/"
+mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT/tests/iter_dump" "$share/bin/"
 cat > "$share/job" <<'JOB'
 K=./bin/ksymattach
 echo "### vfs_*, one link, kprobe.multi"
@@ -22,6 +23,10 @@ $K $P --link-per-func -m session --compare --rounds 3
 # An agent linking libksym against the same agent letting libbpf resolve: cold
 # (no cache: the kernel's files), a boot's first run (the build cache only) and
 # warm (ksymattach's /run cache), alternated.
+# The whole text table, as the first run reads it after attaching to fill the
+# cache: through the ksym iterator, then /proc/kallsyms, alternated.
+echo "### the whole text table: the ksym iterator against /proc/kallsyms"
+for i in 1 2 3 4 5; do ./bin/iter_dump -T -t; ./bin/iter_dump -T -k -t; done 2>&1
 echo "### examples/agent: vfs_*, libksym vs libbpf's own resolution"
 for i in 1 2 3; do
 	rm -rf /run/ksymattach /var/cache/ksymattach

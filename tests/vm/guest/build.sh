@@ -97,6 +97,33 @@ c)
 	check "--compare has a ksym-boot row, served by the build cache" sh -c \
 		"grep -q '^PHASE .* ksym-boot ' $O/c-cmp.out && ! grep -q 'ksym-boot came from' $O/c-cmp.err"
 	sed -n '/^stall/,/^\/floor/p' $O/c-cmp.out | sed 's/^/# /'
+	# kernel.kptr_restrict=2: /proc/modules shows every module at 0, kcore still
+	# shows _text: vmlinux is rebased, modules come from the kernel's symbols
+	f=$D/$(ls $D | grep '^build-' | head -n1)
+	$K -p 'vfs_*' -o json --no-cache > $O/c-vfs-cold.out 2> $O/c-vfs-cold.err
+	cp $f $O/pre-kr.ksym
+	echo 2 > /proc/sys/kernel/kptr_restrict
+	addrs() { grep -o '"addr":"0x[0-9a-f]*"' "$1" | sort > "$1.addrs"; }
+	addrs $O/c-vfs-cold.out; addrs $O/c-att-cold.out
+	run_boot c-kr -p 'vfs_*' -o json
+	addrs $O/c-kr.out
+	check "kptr_restrict=2: vfs_* still from the build cache, the set a cold run attaches" sh -c \
+		"grep -q '\"build_cache\":true' $O/c-kr.out && [ -s $O/c-kr.out.addrs ] &&
+		 cmp -s $O/c-kr.out.addrs $O/c-vfs-cold.out.addrs"
+	check "kptr_restrict=2: no /run cache from a table whose modules could not be placed" \
+		sh -c "! ls /run/ksymattach/funcs* > /dev/null 2>&1"
+	run_boot c-kr9 -v -p 'vfs_*' -p '9p:*' -o json
+	addrs $O/c-kr9.out
+	check "kptr_restrict=2, module patterns: from the kernel's symbols (the iterator), the set a cold run attaches" sh -c \
+		"grep -q '\"build_cache\":false' $O/c-kr9.out && grep -q 'module addresses hidden' $O/c-kr9.err &&
+		 [ -s $O/c-kr9.out.addrs ] && cmp -s $O/c-kr9.out.addrs $O/c-att-cold.out.addrs"
+	check "kptr_restrict=2: the build cache is left as it was" cmp -s $f $O/pre-kr.ksym
+	rm -rf $D
+	run_boot c-kr-none -p 'vfs_read' -o json
+	check "kptr_restrict=2: no build cache written (module bases unknown)" sh -c \
+		"grep -q '\"attached\":1' $O/c-kr-none.out && ! ls $D/build-* > /dev/null 2>&1"
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	$K cache import $O/pre-kr.ksym
 	# what a damaged, foreign, unsafe or forged file does: ignored or refused, the
 	# run right and cold, the cache rebuilt
 	f=$D/$(ls $D | grep '^build-' | head -n1)
