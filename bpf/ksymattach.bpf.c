@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Hit counters: kprobe.multi, and classic kprobes where it is missing. No kfunc
- * and no CO-RE relocation here, so loading this object needs no vmlinux BTF
- * (ksymattach_session.bpf.c has the session kfuncs).
+ * Hit counters for kprobe.multi: the object libbpf loads and attaches by
+ * pattern (the libbpf resolver's row). ksymattach's own runs load the same
+ * counter by hand (src/engine/hitprog.c), for kprobe.multi and classic kprobes.
+ * No kfunc and no CO-RE relocation here, so loading this object needs no
+ * vmlinux BTF (ksymattach_session.bpf.c has the session kfuncs).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,13 +15,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 SEC("kprobe.multi")
 int ksa_multi(struct pt_regs *ctx)
-{
-	return count_hit(ctx);
-}
-
-/* Fallback for kernels without kprobe.multi: one classic kprobe per function. */
-SEC("kprobe")
-int ksa_kprobe(struct pt_regs *ctx)
 {
 	return count_hit(ctx);
 }

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -19,6 +21,7 @@
 
 #include "attach.h"
 #include "clock.h"
+#include "hitprog.h"
 #include "ksymattach.skel.h"
 #include "ksymattach_session.skel.h"
 
@@ -30,10 +33,16 @@ struct kattach {
 	struct kattach_target *targets;
 	size_t target_cnt;
 	unsigned long *addrs;
-	/* one of the two: kprobe.multi or classic kprobes, or kprobe.session */
+	/*
+	 * The program: the hit counter loaded by hand (kprobe.multi, classic
+	 * kprobes), or a libbpf object: kprobe.session's, or the one libbpf
+	 * attaches by pattern (the libbpf resolver).
+	 */
+	struct hitprog hp;
 	struct ksymattach_bpf *skel;
 	struct ksymattach_session_bpf *sskel;
-	struct bpf_link **links;
+	int prog_fd;			/* whichever it is */
+	int *links;			/* link fds */
 	size_t link_cnt;		/* alive now */
 	size_t links_made;		/* for the report, after detach too */
 	const char **names;	/* KERNEL resolver: distinct names, per link */
@@ -71,6 +80,8 @@ struct kattach *kattach__new(const struct kattach_opts *opts)
 	a->opts.sz = sizeof(a->opts);
 	a->confirmed = -1;
 	a->floor_prog = -1;
+	a->hp.prog_fd = a->hp.map_fd = -1;
+	a->prog_fd = -1;
 	return a;
 }
 
@@ -494,21 +505,28 @@ static int name_cmp(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* One link over targets [i, i + n), handed over as the resolver wants. */
-static struct bpf_link *attach_one(struct kattach *a, struct bpf_program *prog, size_t i,
-				   size_t n, size_t *cnt)
+/*
+ * One link over targets [i, i + n), handed over as the resolver wants: its fd,
+ * or a negative errno.
+ */
+static int attach_one(struct kattach *a, struct bpf_program *prog, size_t i, size_t n,
+		      size_t *cnt)
 {
+	enum bpf_attach_type type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
+								     : BPF_TRACE_KPROBE_MULTI;
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo);
-	const char *pattern = NULL;
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	struct bpf_link *l;
+	const char *pattern;
 	size_t j, k;
+	int fd;
 
-	mo.session = a->opts.mode == KATTACH_SESSION;
 	*cnt = n;
 	switch (a->opts.resolver) {
 	case KATTACH_RES_KSYM:
 	case KATTACH_RES_FLOOR:	/* (attach_floor() links it by hand) */
-		mo.addrs = a->addrs + i;
-		mo.cnt = n;
+		lo.kprobe_multi.addrs = a->addrs + i;
+		lo.kprobe_multi.cnt = n;
 		break;
 	case KATTACH_RES_KERNEL:
 		/* the kernel takes each name once, and only its first traceable instance */
@@ -518,17 +536,26 @@ static struct bpf_link *attach_one(struct kattach *a, struct bpf_program *prog, 
 		for (j = n ? 1 : 0, n = k ? 1 : 0; j < k; j++)
 			if (strcmp(a->names[i + j], a->names[i + n - 1]))
 				a->names[i + n++] = a->names[i + j];
-		mo.syms = a->names + i;
-		mo.cnt = n;
+		lo.kprobe_multi.syms = a->names + i;
+		lo.kprobe_multi.cnt = n;
 		*cnt = n;
 		break;
 	case KATTACH_RES_LIBBPF:
 		/* libbpf resolves a pattern itself, re-reading the kernel's list */
 		pattern = a->opts.link_batch ? a->targets[i].name : a->opts.patterns[i];
 		*cnt = 1;
-		break;
+		mo.session = a->opts.mode == KATTACH_SESSION;
+		l = bpf_program__attach_kprobe_multi_opts(prog, pattern, &mo);
+		if (!l)
+			return -errno;
+		/* its fd kept, the wrapper gone: every link is an fd here */
+		fd = bpf_link__fd(l);
+		bpf_link__disconnect(l);
+		bpf_link__destroy(l);
+		return fd;
 	}
-	return bpf_program__attach_kprobe_multi_opts(prog, pattern, &mo);
+	fd = bpf_link_create(a->prog_fd, 0, type, &lo);
+	return fd < 0 ? -errno : fd;
 }
 
 static struct kattach_target *target_of(struct kattach *a, uint64_t ip);
@@ -550,7 +577,7 @@ static void confirm(struct kattach *a)
 
 		info.kprobe_multi.addrs = (__u64)(unsigned long)addrs;
 		info.kprobe_multi.count = cap;
-		if (bpf_link_get_info_by_fd(bpf_link__fd(a->links[i]), &info, &len) ||
+		if (bpf_link_get_info_by_fd(a->links[i], &info, &len) ||
 		    info.type != BPF_LINK_TYPE_KPROBE_MULTI || !info.kprobe_multi.count) {
 			known = false;
 			break;
@@ -569,20 +596,20 @@ static void confirm(struct kattach *a)
 		a->confirmed = total;
 }
 
-static int push_link(struct kattach *a, struct bpf_link *l)
+static int push_link(struct kattach *a, int fd)
 {
 	if (a->link_cnt == a->links_cap) {
 		size_t ncap = a->links_cap ? a->links_cap * 2 : 16;
-		struct bpf_link **n = realloc(a->links, ncap * sizeof(*n));
+		int *n = realloc(a->links, ncap * sizeof(*n));
 
 		if (!n) {
-			bpf_link__destroy(l);
+			close(fd);
 			return -ENOMEM;
 		}
 		a->links = n;
 		a->links_cap = ncap;
 	}
-	a->links[a->link_cnt++] = l;
+	a->links[a->link_cnt++] = fd;
 	a->links_made++;
 	return 0;
 }
@@ -601,16 +628,14 @@ static void exclude(struct kattach *a, struct kattach_target *t, int err)
  */
 static int attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n)
 {
-	struct bpf_link *l;
 	size_t cnt;
 	int err;
 
 	if (a->opts.stop && *a->opts.stop)
 		return -EINTR;
-	l = attach_one(a, prog, i, n, &cnt);
-	if (l)
-		return push_link(a, l);
-	err = -errno;
+	err = attach_one(a, prog, i, n, &cnt);
+	if (err >= 0)
+		return push_link(a, err);
 	if (a->opts.resolver == KATTACH_RES_KSYM && n > 1 && (err == -EINVAL || err == -ENOMEM)) {
 		err = attach_range(a, prog, i, n / 2);
 		return err ? err : attach_range(a, prog, i + n / 2, n - n / 2);
@@ -646,13 +671,43 @@ static bool kprobes_need_admin(void)
 	return level > 2 && !ksym__capable(CAP_SYS_ADMIN);
 }
 
+/* The perf kprobe PMU's type (sysfs), or a negative errno. */
+static int kprobe_pmu(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+	int type = -1;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -EINVAL;
+	fclose(f);
+	return type;
+}
+
+/* A classic kprobe at addr with the program linked to it: the link's fd, or -errno. */
+static int kprobe_link(struct kattach *a, int pmu, uint64_t addr)
+{
+	struct perf_event_attr pa = { .size = sizeof(pa), .type = pmu, .config2 = addr };
+	int pfd, fd, err;
+
+	/* no name, the address as the offset: as libbpf asks for a kprobe by address */
+	pfd = syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	fd = bpf_link_create(a->prog_fd, pfd, BPF_PERF_EVENT, NULL);
+	err = fd < 0 ? -errno : 0;
+	close(pfd);	/* the link holds the event */
+	return fd < 0 ? err : fd;
+}
+
 /* One classic kprobe per function, by address, through the perf kprobe PMU. */
 static int attach_kprobes(struct kattach *a)
 {
-	struct bpf_program *prog;
+	char log[256] = "";
 	uint64_t t0 = now_ns();
+	int err, pmu, fd;
 	size_t i;
-	int err;
 
 	if (!have_kprobes())
 		return fail(a, EOPNOTSUPP, "kernel %s has no kprobes (no perf kprobe PMU: "
@@ -660,24 +715,20 @@ static int attach_kprobes(struct kattach *a)
 	if (a->target_cnt > KATTACH_KPROBE_MAX)
 		return fail(a, E2BIG, "%zu functions exceed the classic-kprobe fallback's cap of %d: "
 				      "narrow the patterns", a->target_cnt, KATTACH_KPROBE_MAX);
-	ksymattach_bpf__destroy(a->skel);
-	a->skel = ksymattach_bpf__open();
-	if (!a->skel)
-		return fail(a, errno, "cannot open the BPF object: %s", strerror(errno));
-	prog = a->skel->progs.ksa_kprobe;
-	a->skel->rodata->self_tgid = getpid();
-	bpf_program__set_autoload(a->skel->progs.ksa_multi, false);
-	bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
-	err = ksymattach_bpf__load(a->skel);
+	pmu = kprobe_pmu();
+	if (pmu < 0)
+		return fail(a, pmu, "cannot read the perf kprobe PMU's type: %s", strerror(-pmu));
+	/* a kprobe.multi program cannot serve: the counter again, for kprobes */
+	hitprog__close(&a->hp);
+	err = hitprog__load(&a->hp, 0, a->target_cnt + 16, getpid(), log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (err)
-		return fail(a, err, "cannot load the BPF program: %s", strerror(-err));
+		return fail(a, err, "cannot load the BPF program: %s%s%s", strerror(-err),
+			    log[0] ? ": " : "", log);
+	a->prog_fd = a->hp.prog_fd;
 	a->fell_back = true;
 	t0 = now_ns();
 	for (i = 0; i < a->target_cnt && !err; i++) {
-		LIBBPF_OPTS(bpf_kprobe_opts, ko, .offset = a->targets[i].addr);
-		struct bpf_link *l;
-
 		if (a->opts.stop && *a->opts.stop) {
 			err = -EINTR;
 			break;
@@ -687,17 +738,17 @@ static int attach_kprobes(struct kattach *a)
 			exclude(a, &a->targets[i], EPERM);
 			continue;
 		}
-		l = bpf_program__attach_kprobe_opts(prog, NULL, &ko);
-		if (!l && (errno == EINVAL || errno == EILSEQ || errno == ENOENT)) {
-			exclude(a, &a->targets[i], errno);
+		fd = kprobe_link(a, pmu, a->targets[i].addr);
+		if (fd == -EINVAL || fd == -EILSEQ || fd == -ENOENT) {
+			exclude(a, &a->targets[i], -fd);
 			continue;
 		}
-		if (!l && (errno == EACCES || errno == EPERM) && kprobes_need_admin())
-			err = fail(a, -errno, "classic kprobes refused: kernel.perf_event_paranoid=3 "
+		if ((fd == -EACCES || fd == -EPERM) && kprobes_need_admin())
+			err = fail(a, -fd, "classic kprobes refused: kernel.perf_event_paranoid=3 "
 				   "(a Debian kernel's) allows perf_event_open only with CAP_SYS_ADMIN, "
 				   "which is missing");
 		else
-			err = l ? push_link(a, l) : attach_error(a, -errno, 1);
+			err = fd >= 0 ? push_link(a, fd) : attach_error(a, fd, 1);
 	}
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
 	if (!err && a->excluded == a->target_cnt)
@@ -846,15 +897,18 @@ static int attach_floor(struct kattach *a)
 }
 
 /*
- * The BPF object the mode needs, loaded with its counters sized for the
- * targets: kprobe.session's (its kfuncs need vmlinux BTF), or the one without
- * any kfunc for kprobe.multi, whose load reads no BTF at all.
+ * The program the mode needs, its counters sized for the targets: the hit
+ * counter by hand for kprobe.multi (two syscalls), the libbpf object for
+ * kprobe.session (its kfuncs need vmlinux BTF) and for the libbpf resolver,
+ * which attaches libbpf's way. *prog: the object's program, else NULL.
  */
-static int load_object(struct kattach *a, struct bpf_program **prog)
+static int load_object(struct kattach *a, struct bpf_program **prog, char *log, size_t log_len)
 {
 	/* every attached function may need a slot; a little slack for IP aliases */
 	size_t slots = a->target_cnt + 16;
+	int err;
 
+	*prog = NULL;
 	if (a->opts.mode == KATTACH_SESSION) {
 		a->sskel = ksymattach_session_bpf__open();
 		if (!a->sskel)
@@ -862,22 +916,31 @@ static int load_object(struct kattach *a, struct bpf_program **prog)
 		*prog = a->sskel->progs.ksa_session;
 		a->sskel->rodata->self_tgid = getpid();
 		bpf_map__set_max_entries(a->sskel->maps.stats, slots);
-		return ksymattach_session_bpf__load(a->sskel);
+		err = ksymattach_session_bpf__load(a->sskel);
+	} else if (a->opts.resolver == KATTACH_RES_LIBBPF) {
+		a->skel = ksymattach_bpf__open();
+		if (!a->skel)
+			return -errno;
+		*prog = a->skel->progs.ksa_multi;
+		a->skel->rodata->self_tgid = getpid();
+		bpf_map__set_max_entries(a->skel->maps.stats, slots);
+		err = ksymattach_bpf__load(a->skel);
+	} else {
+		err = hitprog__load(&a->hp, BPF_TRACE_KPROBE_MULTI, slots, getpid(), log, log_len);
+		a->prog_fd = a->hp.prog_fd;
+		return err;
 	}
-	a->skel = ksymattach_bpf__open();
-	if (!a->skel)
-		return -errno;
-	*prog = a->skel->progs.ksa_multi;
-	bpf_program__set_autoload(a->skel->progs.ksa_kprobe, false);
-	a->skel->rodata->self_tgid = getpid();
-	bpf_map__set_max_entries(a->skel->maps.stats, slots);
-	return ksymattach_bpf__load(a->skel);
+	if (!err)
+		a->prog_fd = bpf_program__fd(*prog);
+	return err;
 }
 
-/* The counters of whichever object is loaded. */
-static struct bpf_map *stats_map(const struct kattach *a)
+/* The counters of whichever program is loaded; -1: none. */
+static int stats_fd(const struct kattach *a)
 {
-	return a->sskel ? a->sskel->maps.stats : a->skel ? a->skel->maps.stats : NULL;
+	return a->hp.map_fd >= 0 ? a->hp.map_fd :
+	       a->sskel ? bpf_map__fd(a->sskel->maps.stats) :
+	       a->skel ? bpf_map__fd(a->skel->maps.stats) : -1;
 }
 
 static int attach_all(struct kattach *a)
@@ -885,6 +948,7 @@ static int attach_all(struct kattach *a)
 	struct bpf_program *prog = NULL;
 	size_t i, step, units;
 	uint64_t t0 = now_ns();
+	char log[256] = "";
 	int err;
 
 	if (!a->target_cnt)
@@ -904,11 +968,14 @@ static int attach_all(struct kattach *a)
 					       "(no session, resolver ksym)");
 		return attach_kprobes(a);
 	}
-	err = load_object(a, &prog);
+	err = load_object(a, &prog, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
+		if ((err == -EPERM || err == -EACCES) && !log[0])
 			return attach_error(a, err, a->target_cnt);
+		if (log[0])
+			return fail(a, err, "cannot load the BPF program: %s (verifier: %s)",
+				    strerror(-err), log);
 		return fail(a, err, "cannot load the BPF program: %s (-v shows the verifier log)",
 			    strerror(-err));
 	}
@@ -999,7 +1066,7 @@ int kattach__collect(struct kattach *a)
 	__u64 key, *prev = NULL;
 	size_t i;
 
-	if (!stats_map(a))
+	if (stats_fd(a) < 0)
 		return fail(a, EINVAL, "not attached");
 	if (ncpu < 0)
 		return fail(a, ncpu, "cannot count CPUs");
@@ -1008,7 +1075,7 @@ int kattach__collect(struct kattach *a)
 		return fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < a->target_cnt; i++)
 		memset(&a->targets[i].stat, 0, sizeof(a->targets[i].stat));
-	fd = bpf_map__fd(stats_map(a));
+	fd = stats_fd(a);
 	while (!(err = bpf_map_get_next_key(fd, prev, &key))) {
 		struct kattach_target *t;
 
@@ -1044,18 +1111,20 @@ int kattach__detach(struct kattach *a)
 		a->floor_prog = -1;
 		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 	}
-	if (!a->link_cnt && !a->skel && !a->sskel)
+	if (!a->link_cnt && !a->skel && !a->sskel && a->hp.map_fd < 0)
 		return 0;
 	for (i = 0; i < a->link_cnt; i++)
-		bpf_link__destroy(a->links[i]);
+		close(a->links[i]);
 	a->link_cnt = 0;
 	free(a->links);
 	a->links = NULL;
 	a->links_cap = 0;
 	ksymattach_bpf__destroy(a->skel);
 	ksymattach_session_bpf__destroy(a->sskel);
+	hitprog__close(&a->hp);
 	a->skel = NULL;
 	a->sskel = NULL;
+	a->prog_fd = -1;
 	a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 	return 0;
 }

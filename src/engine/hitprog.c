@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The hit counter by hand: what clang makes of count_hit(), in the same
+ * order of calls, so the kernel's checks and the counters are the same.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "hitprog.h"
+#include "ksymattach.h"
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
+						.off = (o), .imm = (i) })
+#define MOVI(d, i)	INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOV(d, s)	INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define ADDI(d, i)	INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define CALL(f)		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define STDW(d, o, i)	INSN(BPF_ST | BPF_MEM | BPF_DW, d, 0, o, i)
+#define STXDW(d, s, o)	INSN(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define LDXDW(d, s, o)	INSN(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
+#define R0 BPF_REG_0
+#define R1 BPF_REG_1
+#define R2 BPF_REG_2
+#define R3 BPF_REG_3
+#define R4 BPF_REG_4
+#define R6 BPF_REG_6
+#define R10 BPF_REG_10
+
+/* the key at fp-8, a zeroed value below it for the first hit on a CPU */
+#define KEY_OFF (-8)
+#define ZERO_OFF (KEY_OFF - (int)sizeof(struct ksa_stat))
+
+struct prog {
+	struct bpf_insn insn[128];
+	size_t n;
+};
+
+static void emit(struct prog *p, struct bpf_insn i)
+{
+	p->insn[p->n++] = i;
+}
+
+static void emit_map(struct prog *p, int reg, int map_fd)
+{
+	emit(p, INSN(BPF_LD | BPF_DW | BPF_IMM, reg, BPF_PSEUDO_MAP_FD, 0, map_fd));
+	emit(p, INSN(0, 0, 0, 0, 0));
+}
+
+static void emit_lookup(struct prog *p, int map_fd)
+{
+	emit_map(p, R1, map_fd);
+	emit(p, MOV(R2, R10));
+	emit(p, ADDI(R2, KEY_OFF));
+	emit(p, CALL(BPF_FUNC_map_lookup_elem));
+}
+
+static size_t assemble(struct prog *p, int map_fd, pid_t self)
+{
+	size_t to_inc, to_out[2], i;
+	int k;
+
+	emit(p, MOV(R6, R1));
+	if (self) {
+		/* ksymattach's own work while attached is not what was asked for */
+		emit(p, CALL(BPF_FUNC_get_current_pid_tgid));
+		emit(p, INSN(BPF_ALU64 | BPF_RSH | BPF_K, R0, 0, 0, 32));
+		to_out[0] = p->n;
+		emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 0, self));
+	}
+	emit(p, MOV(R1, R6));
+	emit(p, CALL(BPF_FUNC_get_func_ip));
+	emit(p, STXDW(R10, R0, KEY_OFF));
+	emit_lookup(p, map_fd);
+	to_inc = p->n;
+	emit(p, INSN(BPF_JMP | BPF_JNE | BPF_K, R0, 0, 0, 0));
+	/* only this CPU's copy is written; the others start zeroed */
+	for (k = ZERO_OFF; k < KEY_OFF; k += 8)
+		emit(p, STDW(R10, k, 0));
+	emit_map(p, R1, map_fd);
+	emit(p, MOV(R2, R10));
+	emit(p, ADDI(R2, KEY_OFF));
+	emit(p, MOV(R3, R10));
+	emit(p, ADDI(R3, ZERO_OFF));
+	emit(p, MOVI(R4, BPF_NOEXIST));
+	emit(p, CALL(BPF_FUNC_map_update_elem));
+	emit_lookup(p, map_fd);
+	to_out[1] = p->n;
+	emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 0, 0));
+	p->insn[to_inc].off = p->n - to_inc - 1;
+	/* calls++ (the first member) */
+	emit(p, LDXDW(R1, R0, 0));
+	emit(p, ADDI(R1, 1));
+	emit(p, STXDW(R0, R1, 0));
+	for (i = self ? 0 : 1; i < 2; i++)
+		p->insn[to_out[i]].off = p->n - to_out[i] - 1;
+	emit(p, MOVI(R0, 0));
+	emit(p, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	return p->n;
+}
+
+/* The log's last non-empty line: the verifier's reason. */
+static void last_line(char *log, size_t len)
+{
+	char *end = log + strnlen(log, len), *s;
+
+	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	s = memrchr(log, '\n', end - log);
+	if (s)
+		memmove(log, s + 1, strlen(s + 1) + 1);
+}
+
+int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, size_t slots, pid_t self,
+		  char *log, size_t log_len)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo);
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type);
+	struct prog p = {};
+	size_t n;
+	int err;
+
+	hp->prog_fd = -1;
+	hp->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "stats", sizeof(__u64),
+				    sizeof(struct ksa_stat), slots, &mo);
+	if (hp->map_fd < 0)
+		return hp->map_fd;
+	n = assemble(&p, hp->map_fd, self);
+	hp->prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_hits", "Dual BSD/GPL", p.insn, n,
+				    &po);
+	if (hp->prog_fd >= 0)
+		return 0;
+	err = hp->prog_fd;
+	if (log && log_len && (err == -EINVAL || err == -EACCES)) {
+		/* again, for the reason */
+		log[0] = '\0';
+		po.log_buf = log;
+		po.log_size = log_len;
+		po.log_level = 1;
+		hp->prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_hits", "Dual BSD/GPL",
+					    p.insn, n, &po);
+		if (hp->prog_fd >= 0) {
+			close(hp->prog_fd);
+			hp->prog_fd = -1;
+		}
+		last_line(log, log_len);
+	}
+	hitprog__close(hp);
+	return err;
+}
+
+void hitprog__close(struct hitprog *hp)
+{
+	if (hp->prog_fd >= 0)
+		close(hp->prog_fd);
+	if (hp->map_fd >= 0)
+		close(hp->map_fd);
+	hp->prog_fd = hp->map_fd = -1;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The hit counter of bpf/ksa_common.bpf.h (count_hit), assembled here and
+ * loaded with two syscalls: its map, then its program. Loading the libbpf
+ * object instead costs a fresh process about twenty more (libbpf probes the
+ * kernel's BTF and program features first), which is most of a boot's first
+ * attach once its symbols are known. kprobe.multi and classic kprobes; the
+ * session program's kfuncs keep the libbpf object.
+ */
+#ifndef KSA_HITPROG_H
+#define KSA_HITPROG_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/bpf.h>
+
+struct hitprog {
+	int prog_fd;	/* the program; -1 when not loaded */
+	int map_fd;	/* its counters: PERCPU_HASH, entry IP -> struct ksa_stat */
+};
+
+/*
+ * Loads the counter for attach type (BPF_TRACE_KPROBE_MULTI, or 0 for a
+ * classic kprobe) with room for slots functions, not counting hits of
+ * process self (0: none). Returns 0 or a negative errno; a refused program's
+ * verifier log, its last line, in log.
+ */
+int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, size_t slots, pid_t self,
+		  char *log, size_t log_len);
+void hitprog__close(struct hitprog *hp);
+
+#endif
