@@ -105,12 +105,13 @@ check "fixed config: the daemon starts again" systemctl is-active --quiet ksymat
 # Least privilege. The units grant five capabilities; CAP_SYS_ADMIN serves only
 # classic kprobes (6.1.sh), and as the kernel takes it for CAP_BPF and CAP_PERFMON
 # too, the four the work needs here are checked without it: they suffice, and
-# without any one a run says which (CAP_SYS_RAWIO only costs the fast source).
+# without any one a run says which (CAP_SYS_RAWIO only costs the fast source,
+# CAP_SYSLOG only /proc/kallsyms' addresses: the ksym iterator needs none).
 CAPS="CAP_BPF CAP_PERFMON CAP_SYSLOG CAP_SYS_RAWIO"
 mkdir -p /tmp/caps
 printf 'pattern = vfs_read\njson_dir = /tmp/caps\nprom_file =\n' > /tmp/caps.conf
-capsrun() { systemd-run --wait --pipe --quiet -p CapabilityBoundingSet="$1" -p NoNewPrivileges=yes \
-	/usr/sbin/ksymattach boot --no-cache --config /tmp/caps.conf; }
+capsrun() { caps=$1; shift; systemd-run --wait --pipe --quiet -p CapabilityBoundingSet="$caps" \
+	-p NoNewPrivileges=yes /usr/sbin/ksymattach boot --no-cache --config /tmp/caps.conf "$@"; }
 capsrun "$CAPS CAP_SYS_ADMIN" > $O/caps-units.out 2>&1
 is "$?" 0 "capabilities: the boot run works with the units' five"
 capsrun "$CAPS" > $O/caps-all.out 2>&1
@@ -121,6 +122,14 @@ for c in $CAPS; do
 	if [ $c = CAP_SYS_RAWIO ]; then
 		check "capabilities: without $c it warns, naming it, and uses tracefs" sh -c \
 			"[ $rc -eq 0 ] && grep -q 'CAP_SYS_RAWIO is missing' $O/caps-$c.out"
+	elif [ $c = CAP_SYSLOG ]; then
+		check "capabilities: without $c it works, the symbols from the ksym iterator" sh -c \
+			"[ $rc -eq 0 ] && grep -q 'iter+kcore' $O/caps-$c.out"
+		capsrun "$(echo $CAPS | tr ' ' '\n' | grep -vx $c | tr '\n' ' ')" --source kallsyms \
+			> $O/caps-$c-k.out 2>&1
+		rc=$?
+		check "capabilities: without $c, from /proc/kallsyms, it fails naming it (rc $rc)" sh -c \
+			"[ $rc -ne 0 ] && grep -q '$c' $O/caps-$c-k.out"
 	else
 		check "capabilities: without $c it fails, naming it (rc $rc)" sh -c \
 			"[ $rc -ne 0 ] && grep -q '$c' $O/caps-$c.out"
