@@ -197,11 +197,15 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 
 /*
  * The map's value: the first two bytes a filter allows (a bit each), then the
- * record being written: u64 addr, type, exported, name\0, module\0.
+ * record being written: u64 addr, type, exported, u16 name size, u8 module
+ * size, (pad), name\0, module\0. The sizes, NULs counted, spare the reader a
+ * search for each end.
  */
 #define BITMAP_LEN 8192
 #define REC (BITMAP_LEN)
-#define REC_HEAD 10
+#define REC_NAME_SZ 10
+#define REC_MOD_SZ 12
+#define REC_HEAD 16
 #define NAME_LEN 512		/* KSYM_NAME_LEN since 6.1; 128 before stops at its NUL */
 #define MOD_LEN 64
 #define VALUE_LEN (REC + REC_HEAD + NAME_LEN + MOD_LEN + 6)
@@ -295,6 +299,7 @@ static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, boo
 	emit(p, CALL(BPF_FUNC_probe_read_kernel_str));
 	emit_out(p, JMPI(BPF_JSLT, R0, 1));	/* its NUL included */
 	emit_out(p, JMPI(BPF_JSGT, R0, NAME_LEN));
+	emit(p, STX(BPF_H, R8, R0, REC + REC_NAME_SZ));
 	emit(p, MOV(R9, R0));
 	emit(p, MOV(R1, R8));
 	emit(p, ALUI(BPF_ADD, R1, REC + REC_HEAD));
@@ -305,6 +310,7 @@ static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, boo
 	emit(p, CALL(BPF_FUNC_probe_read_kernel_str));
 	emit_out(p, JMPI(BPF_JSLT, R0, 1));
 	emit_out(p, JMPI(BPF_JSGT, R0, MOD_LEN));
+	emit(p, STX(BPF_B, R8, R0, REC + REC_MOD_SZ));
 	emit(p, ALU(BPF_ADD, R9, R0));
 	emit(p, ALUI(BPF_ADD, R9, REC_HEAD));
 	emit(p, LDX(BPF_DW, R1, R6, 0));	/* meta->seq */
@@ -429,7 +435,7 @@ static int iter_open(struct iter *it, const struct ksym_parse_opts *o, bool text
 	return it->fd < 0 ? it->fd : 0;
 }
 
-/* One record: u64 addr, type, exported, name\0, module\0. */
+/* One record, as read. */
 struct rec {
 	uint64_t addr;
 	const char *name, *mod;
@@ -437,26 +443,37 @@ struct rec {
 	char type;
 };
 
-/* The record at [p, end), if it is whole there. */
-static bool rec_at(const char *p, const char *end, struct rec *r)
+/*
+ * The record at [p, end), if it is whole there (-EBADMSG in *err where it
+ * cannot be one: sizes out of bounds, an end that is not a NUL).
+ */
+static bool rec_at(const char *p, const char *end, struct rec *r, int *err)
 {
-	const char *ne, *me;
+	uint16_t nsz;
+	uint8_t msz;
 
-	if (end - p <= REC_HEAD)
+	if (end - p < REC_HEAD)
+		return false;
+	memcpy(&nsz, p + REC_NAME_SZ, 2);
+	msz = p[REC_MOD_SZ];
+	if (nsz < 1 || nsz > NAME_LEN || msz < 1 || msz > MOD_LEN) {
+		*err = -EBADMSG;
+		return false;
+	}
+	if (end - p < REC_HEAD + nsz + msz)
 		return false;
 	r->name = p + REC_HEAD;
-	ne = memchr(r->name, '\0', end - r->name);
-	if (!ne)
+	r->mod = r->name + nsz;
+	/* (the kernel's string copy stops at the first NUL: none inside) */
+	if (r->name[nsz - 1] || r->mod[msz - 1]) {
+		*err = -EBADMSG;
 		return false;
-	r->mod = ne + 1;
-	me = memchr(r->mod, '\0', end - r->mod);
-	if (!me)
-		return false;
+	}
 	memcpy(&r->addr, p, 8);
 	r->type = p[8];
-	r->name_len = ne - r->name;
-	r->mod_len = me - r->mod;
-	r->len = me + 1 - p;
+	r->name_len = nsz - 1;
+	r->mod_len = msz - 1;
+	r->len = REC_HEAD + nsz + msz;
 	/* /proc/kallsyms' case for a module's: exported or not */
 	if (r->mod_len && (r->type | 0x20) >= 'a' && (r->type | 0x20) <= 'z')
 		r->type = p[9] ? (r->type & ~0x20) : (r->type | 0x20);
@@ -481,12 +498,12 @@ static int feed_records(struct feed *fd, const char *s, const char *end, size_t 
 {
 	struct rec r, next, fed = {};
 	const char *p = s;
-	int err;
+	int err = 0;
 
 	*used = 0;
-	if (!rec_at(p, end, &r))
-		return 0;
-	while (rec_at(p + r.len, end, &next)) {
+	if (!rec_at(p, end, &r, &err))
+		return err;
+	while (rec_at(p + r.len, end, &next, &err)) {
 		err = ksym_feed__add(fd->f, r.addr, r.type, r.name, r.name_len, r.mod, r.mod_len);
 		if (err)
 			return err;
@@ -494,6 +511,8 @@ static int feed_records(struct feed *fd, const char *s, const char *end, size_t 
 		p += r.len;
 		r = next;
 	}
+	if (err)
+		return err;
 	/* r, at p, is held; the one fed before it is remembered */
 	if (fed.name) {
 		fd->prev_addr = fed.addr;
@@ -508,10 +527,11 @@ static int feed_records(struct feed *fd, const char *s, const char *end, size_t 
 static int feed_last(struct feed *fd, const char *s, const char *end)
 {
 	struct rec r;
+	int err = 0;
 
 	if (s == end)
 		return 0;
-	if (!rec_at(s, end, &r) || r.len != (size_t)(end - s))
+	if (!rec_at(s, end, &r, &err) || r.len != (size_t)(end - s))
 		return -EBADMSG;
 	if (fd->prev_len && r.addr == fd->prev_addr && r.name_len == fd->prev_len &&
 	    !memcmp(r.name, fd->prev_name, r.name_len))
