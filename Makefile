@@ -211,7 +211,7 @@ $(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/se
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
-FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build glob config)
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter glob config)
 
 define fuzz_format
 $(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(KSYM_HDRS)
@@ -228,6 +228,10 @@ $(OUTPUT)/fuzz/fuzz_cache: tests/fuzz/fuzz_cache.c $(KSYM_SRCS) $(KSYM_HDRS)
 $(OUTPUT)/fuzz/fuzz_build: tests/fuzz/fuzz_build.c $(KSYM_SRCS) $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_build.c,$(KSYM_SRCS)) -lelf -o $@
+
+$(OUTPUT)/fuzz/fuzz_iter: tests/fuzz/fuzz_iter.c $(KSYM_SRCS) $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_iter.c,$(KSYM_SRCS)) -lelf -o $@
 
 $(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
 	@mkdir -p $(@D)

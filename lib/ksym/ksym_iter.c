@@ -464,8 +464,8 @@ static bool rec_at(const char *p, const char *end, struct rec *r, int *err)
 		return false;
 	r->name = p + REC_HEAD;
 	r->mod = r->name + nsz;
-	/* (the kernel's string copy stops at the first NUL: none inside) */
-	if (r->name[nsz - 1] || r->mod[msz - 1]) {
+	/* each ends at its first NUL, as the kernel's string copy does */
+	if (strnlen(r->name, nsz) != (size_t)nsz - 1 || strnlen(r->mod, msz) != (size_t)msz - 1) {
 		*err = -EBADMSG;
 		return false;
 	}
@@ -541,12 +541,28 @@ static int feed_last(struct feed *fd, const char *s, const char *end)
 
 #define ITER_BUF (64u << 10)
 
+/* n more bytes at buf + *have: the whole records fed, what is left moved to the front. */
+static int feed_more(struct feed *fd, char *buf, size_t *have, size_t n)
+{
+	size_t used;
+	int err;
+
+	*have += n;
+	err = feed_records(fd, buf, buf + *have, &used);
+	if (err)
+		return err;
+	memmove(buf, buf + used, *have - used);
+	*have -= used;
+	/* a record never comes near the buffer's size */
+	return *have > ITER_BUF / 2 ? -EBADMSG : 0;
+}
+
 struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts)
 {
 	struct ksym_parse_opts o = {};
 	struct ksym_parse_stats local, *st;
 	struct iter it = { -1, -1, -1, -1 };
-	size_t have = 0, used, fed = 0;
+	size_t have = 0, fed = 0;
 	uint64_t t0 = ksym_now_ns(), read_ns, t1;
 	struct feed *fd = NULL;
 	struct ksym_feed *f = NULL;
@@ -572,6 +588,7 @@ struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts)
 		err = -ENOMEM;
 		goto out;
 	}
+	fd->f = f;
 	for (;;) {
 		if (o.stop && *o.stop) {
 			err = -EINTR;
@@ -593,18 +610,9 @@ struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts)
 			err = -EFBIG;
 			break;
 		}
-		have += n;
-		fd->f = f;
-		err = feed_records(fd, buf, buf + have, &used);
+		err = feed_more(fd, buf, &have, n);
 		if (err)
 			break;
-		memmove(buf, buf + used, have - used);
-		have -= used;
-		/* a record never comes near the buffer's size */
-		if (have > ITER_BUF / 2) {
-			err = -EBADMSG;
-			break;
-		}
 	}
 	if (!err)
 		err = feed_last(fd, buf, buf + have);
