@@ -232,7 +232,7 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 #define R10 BPF_REG_10
 
 struct prog {
-	struct bpf_insn insn[64];
+	struct bpf_insn insn[96];	/* 58 at most */
 	size_t n;
 	size_t out[16];		/* jumps to the exit, patched last */
 	size_t out_n;

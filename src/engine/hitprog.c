@@ -34,7 +34,7 @@
 #define ZERO_OFF (KEY_OFF - (int)sizeof(struct ksa_stat))
 
 struct prog {
-	struct bpf_insn insn[128];
+	struct bpf_insn insn[128];	/* 75 at most */
 	size_t n;
 };
 
