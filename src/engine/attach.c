@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -481,6 +482,17 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 	case ESRCH:
 		return fail(a, err, "the kernel found no traceable function of one of %zu names",
 			    cnt);
+	case EMFILE:
+	case ENFILE: {
+		struct rlimit rl = {};
+
+		/* every link, program and map is a file descriptor */
+		getrlimit(RLIMIT_NOFILE, &rl);
+		return fail(a, err, "out of file descriptors after %zu links (%s, open files "
+			    "limit %llu): raise it (ulimit -n, LimitNOFILE=) or put more functions "
+			    "in a link (--batch)", a->link_cnt, err == -EMFILE ? "this process" :
+			    "the whole system", (unsigned long long)rl.rlim_cur);
+	}
 	default:
 		return fail(a, err, "cannot attach %s to %zu functions: %s",
 			    kattach__mode_name(a->opts.mode), cnt, strerror(-err));

@@ -29,3 +29,12 @@ for how in full ro; do
 	umount /run/ksymattach
 done
 rm -rf /run/ksymattach
+# out of file descriptors (every link is one; classic kprobes on 6.1 too): one
+# line naming the limit, nothing left attached
+( ulimit -n 40; exec $K -p 'vfs_*' --link-per-func --no-cache ) > $O/nofile.out 2> $O/nofile.err
+rc=$?
+check "ulimit -n 40, a link per function: one error naming the limit (rc $rc)" sh -c \
+	"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/nofile.err) -eq 1 ] &&
+	 grep -q 'out of file descriptors after [0-9]* links (this process, open files limit 40)' $O/nofile.err"
+sed 's/^/# /' $O/nofile.err
+is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "out of file descriptors: no link left"
