@@ -30,10 +30,17 @@
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 #define BTF_MAX (64u << 20)
 
-/* What the program needs to know of the running kernel. */
+/* What the program needs to know of the running kernel: struct kallsym_iter's fields. */
+enum { F_POS, F_VALUE, F_TYPE, F_NAME, F_MODULE, F_EXPORTED, F_CNT };
+
+static const char *const field_names[F_CNT] = {
+	[F_POS] = "pos", [F_VALUE] = "value", [F_TYPE] = "type", [F_NAME] = "name",
+	[F_MODULE] = "module_name", [F_EXPORTED] = "exported",
+};
+
 struct iter_btf {
 	uint32_t func_id;	/* FUNC bpf_iter_ksym: the iterator target */
-	int off_value, off_type, off_name, off_module, off_exported;
+	int off[F_CNT];		/* byte offsets; -1 unknown */
 };
 
 /* offset of "\0name\0" + 1 in the string section, or 0 */
@@ -120,9 +127,7 @@ static int read_btf(char **bufp, size_t *lenp)
 
 static int btf_find(struct iter_btf *b)
 {
-	const char *names[] = { "bpf_iter_ksym", "kallsym_iter", "value", "type", "name",
-				"module_name", "exported" };
-	uint32_t off[7];
+	uint32_t func_str, struct_str, field_str[F_CNT];
 	const struct btf_header *h;
 	const char *str, *p, *end;
 	bool have_struct = false;
@@ -141,13 +146,16 @@ static int btf_find(struct iter_btf *b)
 	    h->str_off > len - h->hdr_len || h->str_len > len - h->hdr_len - h->str_off)
 		goto out;
 	str = buf + h->hdr_len + h->str_off;
-	for (i = 0; i < 7; i++)
-		off[i] = btf_str(str, h->str_len, names[i]);
+	func_str = btf_str(str, h->str_len, "bpf_iter_ksym");
+	struct_str = btf_str(str, h->str_len, "kallsym_iter");
+	for (i = 0; i < F_CNT; i++)
+		field_str[i] = btf_str(str, h->str_len, field_names[i]);
 	err = -EOPNOTSUPP;	/* no such iterator in this kernel */
-	if (!off[0] || !off[1])
+	if (!func_str || !struct_str)
 		goto out;
-	memset(b, 0, sizeof(*b));
-	b->off_value = b->off_type = b->off_name = b->off_module = b->off_exported = -1;
+	b->func_id = 0;
+	for (i = 0; i < F_CNT; i++)
+		b->off[i] = -1;
 	p = buf + h->hdr_len + h->type_off;
 	end = p + h->type_len;
 	for (id = 1; p + sizeof(struct btf_type) <= end; id++) {
@@ -157,12 +165,10 @@ static int btf_find(struct iter_btf *b)
 
 		if ((size_t)(end - p) < sizeof(*t) + extra)
 			break;
-		if (kind == BTF_KIND_FUNC && t->name_off == off[0])
+		if (kind == BTF_KIND_FUNC && t->name_off == func_str)
 			b->func_id = id;
-		if (kind == BTF_KIND_STRUCT && t->name_off == off[1] && !have_struct) {
+		if (kind == BTF_KIND_STRUCT && t->name_off == struct_str && !have_struct) {
 			const struct btf_member *m = (const void *)(t + 1);
-			int *dst[] = { &b->off_value, &b->off_type, &b->off_name, &b->off_module,
-				       &b->off_exported };
 			uint32_t j, k;
 
 			have_struct = true;
@@ -170,18 +176,20 @@ static int btf_find(struct iter_btf *b)
 				uint32_t bits = BTF_INFO_KFLAG(t->info) ? m[j].offset & 0xffffff
 									 : m[j].offset;
 
-				for (k = 0; k < 5; k++)
-					if (off[2 + k] && m[j].name_off == off[2 + k] && !(bits % 8))
-						*dst[k] = bits / 8;
+				for (k = 0; k < F_CNT; k++)
+					if (field_str[k] && m[j].name_off == field_str[k] && !(bits % 8))
+						b->off[k] = bits / 8;
 			}
 		}
 		if (b->func_id && have_struct)
 			break;
 		p += sizeof(*t) + extra;
 	}
-	if (!b->func_id || b->off_value < 0 || b->off_type < 0 || b->off_name < 0 ||
-	    b->off_module < 0 || b->off_exported < 0)
+	if (!b->func_id)
 		goto out;
+	for (i = 0; i < F_CNT; i++)
+		if (b->off[i] < 0)
+			goto out;
 	err = 0;
 out:
 	free(buf);
@@ -208,7 +216,17 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 #define REC_HEAD 16
 #define NAME_LEN 512		/* KSYM_NAME_LEN since 6.1; 128 before stops at its NUL */
 #define MOD_LEN 64
-#define VALUE_LEN (REC + REC_HEAD + NAME_LEN + MOD_LEN + 6)
+/*
+ * A read() of the iterator returns once its 32 KiB buffer is full: a filter
+ * that keeps a few symbols would walk the whole table inside one read, deaf
+ * to signals. Every FILL_EVERY symbols the program writes FILL zero bytes (a
+ * record of sizes 0), so a read ends every ~16k symbols and the reader can
+ * look at its stop flag.
+ */
+#define FILL_EVERY 1024
+#define FILL 2048
+#define ZEROS (REC + REC_HEAD + NAME_LEN + MOD_LEN + 8)
+#define VALUE_LEN (ZEROS + FILL)
 
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
 						.off = (o), .imm = (i) })
@@ -232,7 +250,7 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 #define R10 BPF_REG_10
 
 struct prog {
-	struct bpf_insn insn[96];	/* 58 at most */
+	struct bpf_insn insn[96];	/* 66 at most */
 	size_t n;
 	size_t out[16];		/* jumps to the exit, patched last */
 	size_t out_n;
@@ -258,20 +276,28 @@ static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, boo
 	emit(p, LDX(BPF_DW, R6, R1, 0));	/* meta */
 	emit(p, LDX(BPF_DW, R7, R1, 8));	/* ksym, NULL after the last */
 	emit_out(p, JMPI(BPF_JEQ, R7, 0));
+	/* the map's value, addressed directly: no helper call per symbol */
+	emit(p, INSN(BPF_LD | BPF_DW | BPF_IMM, R8, BPF_PSEUDO_MAP_VALUE, 0, map_fd));
+	emit(p, INSN(0, 0, 0, 0, 0));
+	emit(p, LDX(BPF_DW, R2, R7, b->off[F_POS]));
+	emit(p, ALUI(BPF_AND, R2, FILL_EVERY - 1));
+	emit(p, INSN(BPF_JMP | BPF_JNE | BPF_K, R2, 0, 5, 0));	/* over the filler */
+	emit(p, LDX(BPF_DW, R1, R6, 0));	/* meta->seq */
+	emit(p, MOV(R2, R8));
+	emit(p, ALUI(BPF_ADD, R2, ZEROS));
+	emit(p, INSN(BPF_ALU64 | BPF_MOV | BPF_K, R3, 0, 0, FILL));
+	emit(p, CALL(BPF_FUNC_seq_write));
 	if (text_only) {
 		/* t, T, w, W */
-		emit(p, LDX(BPF_B, R2, R7, b->off_type));
+		emit(p, LDX(BPF_B, R2, R7, b->off[F_TYPE]));
 		emit(p, ALUI(BPF_OR, R2, 0x20));
 		emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R2, 0, 1, 't'));
 		emit_out(p, JMPI(BPF_JNE, R2, 'w'));
 	}
-	/* the map's value, addressed directly: no helper call per symbol */
-	emit(p, INSN(BPF_LD | BPF_DW | BPF_IMM, R8, BPF_PSEUDO_MAP_VALUE, 0, map_fd));
-	emit(p, INSN(0, 0, 0, 0, 0));
 	if (filter) {
 		/* bit name[0] << 8 | name[1] of the bitmap */
-		emit(p, LDX(BPF_B, R2, R7, b->off_name));
-		emit(p, LDX(BPF_B, R3, R7, b->off_name + 1));
+		emit(p, LDX(BPF_B, R2, R7, b->off[F_NAME]));
+		emit(p, LDX(BPF_B, R3, R7, b->off[F_NAME] + 1));
 		emit(p, ALUI(BPF_LSH, R2, 8));
 		emit(p, ALU(BPF_OR, R2, R3));
 		emit(p, ALUI(BPF_AND, R2, 0xffff));	/* 6.1's verifier loses the bounds of an OR */
@@ -285,17 +311,17 @@ static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, boo
 		emit(p, ALUI(BPF_AND, R4, 1));
 		emit_out(p, JMPI(BPF_JEQ, R4, 0));
 	}
-	emit(p, LDX(BPF_DW, R2, R7, b->off_value));
+	emit(p, LDX(BPF_DW, R2, R7, b->off[F_VALUE]));
 	emit(p, STX(BPF_DW, R8, R2, REC));
-	emit(p, LDX(BPF_B, R2, R7, b->off_type));
+	emit(p, LDX(BPF_B, R2, R7, b->off[F_TYPE]));
 	emit(p, STX(BPF_B, R8, R2, REC + 8));
-	emit(p, LDX(BPF_W, R2, R7, b->off_exported));
+	emit(p, LDX(BPF_W, R2, R7, b->off[F_EXPORTED]));
 	emit(p, STX(BPF_B, R8, R2, REC + 9));
 	emit(p, MOV(R1, R8));
 	emit(p, ALUI(BPF_ADD, R1, REC + REC_HEAD));
 	emit(p, INSN(BPF_ALU64 | BPF_MOV | BPF_K, R2, 0, 0, NAME_LEN));
 	emit(p, MOV(R3, R7));
-	emit(p, ALUI(BPF_ADD, R3, b->off_name));
+	emit(p, ALUI(BPF_ADD, R3, b->off[F_NAME]));
 	emit(p, CALL(BPF_FUNC_probe_read_kernel_str));
 	emit_out(p, JMPI(BPF_JSLT, R0, 1));	/* its NUL included */
 	emit_out(p, JMPI(BPF_JSGT, R0, NAME_LEN));
@@ -306,7 +332,7 @@ static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, boo
 	emit(p, ALU(BPF_ADD, R1, R9));
 	emit(p, INSN(BPF_ALU64 | BPF_MOV | BPF_K, R2, 0, 0, MOD_LEN));
 	emit(p, MOV(R3, R7));
-	emit(p, ALUI(BPF_ADD, R3, b->off_module));
+	emit(p, ALUI(BPF_ADD, R3, b->off[F_MODULE]));
 	emit(p, CALL(BPF_FUNC_probe_read_kernel_str));
 	emit_out(p, JMPI(BPF_JSLT, R0, 1));
 	emit_out(p, JMPI(BPF_JSGT, R0, MOD_LEN));
@@ -456,6 +482,14 @@ static bool rec_at(const char *p, const char *end, struct rec *r, int *err)
 		return false;
 	memcpy(&nsz, p + REC_NAME_SZ, 2);
 	msz = p[REC_MOD_SZ];
+	if (!nsz && !msz) {
+		/* a filler: skipped */
+		if (end - p < FILL)
+			return false;
+		r->name = NULL;
+		r->len = FILL;
+		return true;
+	}
 	if (nsz < 1 || nsz > NAME_LEN || msz < 1 || msz > MOD_LEN) {
 		*err = -EBADMSG;
 		return false;
@@ -504,10 +538,13 @@ static int feed_records(struct feed *fd, const char *s, const char *end, size_t 
 	if (!rec_at(p, end, &r, &err))
 		return err;
 	while (rec_at(p + r.len, end, &next, &err)) {
-		err = ksym_feed__add(fd->f, r.addr, r.type, r.name, r.name_len, r.mod, r.mod_len);
-		if (err)
-			return err;
-		fed = r;
+		if (r.name) {
+			err = ksym_feed__add(fd->f, r.addr, r.type, r.name, r.name_len, r.mod,
+					     r.mod_len);
+			if (err)
+				return err;
+			fed = r;
+		}
 		p += r.len;
 		r = next;
 	}
@@ -533,6 +570,8 @@ static int feed_last(struct feed *fd, const char *s, const char *end)
 		return 0;
 	if (!rec_at(s, end, &r, &err) || r.len != (size_t)(end - s))
 		return -EBADMSG;
+	if (!r.name)
+		return 0;	/* a filler */
 	if (fd->prev_len && r.addr == fd->prev_addr && r.name_len == fd->prev_len &&
 	    !memcmp(r.name, fd->prev_name, r.name_len))
 		return 0;

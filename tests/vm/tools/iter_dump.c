@@ -41,24 +41,23 @@ static double btf_read_ms(void)
 
 static int forge_btf(const char *path)
 {
-	static const char str[] = "\0bpf_iter_ksym\0kallsym_iter\0value\0type\0name\0"
+	static const char str[] = "\0bpf_iter_ksym\0kallsym_iter\0pos\0value\0type\0name\0"
 				  "module_name\0exported";
 	struct {
 		struct btf_header h;
 		struct btf_type func;
 		struct btf_type st;
-		struct btf_member m[5];
+		struct btf_member m[6];
 		char str[sizeof(str)];
 	} b = {
 		.h = { .magic = BTF_MAGIC, .version = 1, .hdr_len = sizeof(b.h),
-		       .type_len = 3 * sizeof(struct btf_type) + 5 * sizeof(struct btf_member) -
-				   sizeof(struct btf_type),
+		       .type_len = 2 * sizeof(struct btf_type) + 6 * sizeof(struct btf_member),
 		       .str_len = sizeof(str) },
 		/* id 1: the kernel's own id 1 is no function */
 		.func = { .name_off = 1, .info = BTF_KIND_FUNC << 24 },
-		.st = { .name_off = 15, .info = BTF_KIND_STRUCT << 24 | 5, .size = 1024 },
-		.m = { { 28, 0, 32 * 8 }, { 34, 0, 44 * 8 }, { 39, 0, 45 * 8 },
-		       { 44, 0, 557 * 8 }, { 56, 0, 624 * 8 } },
+		.st = { .name_off = 15, .info = BTF_KIND_STRUCT << 24 | 6, .size = 1024 },
+		.m = { { 28, 0, 0 }, { 32, 0, 32 * 8 }, { 38, 0, 44 * 8 }, { 43, 0, 45 * 8 },
+		       { 48, 0, 557 * 8 }, { 60, 0, 624 * 8 } },
 	};
 	FILE *f = fopen(path, "w");
 
