@@ -170,7 +170,8 @@ run: $(OUTPUT)/ksymattach
 # The unit tests link the library as agents do; the sanitized ones build it in.
 UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
-	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan
+	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan \
+	$(OUTPUT)/tests/test_hitprog $(OUTPUT)/tests/test_hitprog-asan
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 DATA := $(patsubst tests/data/%.xz,$(OUTPUT)/data/%,$(wildcard tests/data/*/*.xz))
@@ -194,6 +195,19 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # The build cache's layouts are internal (ksym_build__export/import read the
 # running kernel's): its test builds them, with the library's internal header.
 $(OUTPUT)/tests/test_ksym_build: TEST_INC += -Ilib/ksym
+
+# The engine's hand-assembled counter, with libbpf's syscall wrappers.
+HITPROG_INC := -Isrc/engine -Ibpf $(BPF_INC)
+$(OUTPUT)/tests/test_hitprog: tests/unit/test_hitprog.c src/engine/hitprog.c src/engine/hitprog.h \
+		$(LIBBPF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HITPROG_INC) $< src/engine/hitprog.c $(LIBBPF_OBJ) -lcmocka -lelf -lz \
+		-lzstd -o $@
+$(OUTPUT)/tests/test_hitprog-asan: tests/unit/test_hitprog.c src/engine/hitprog.c \
+		src/engine/hitprog.h $(LIBBPF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(HITPROG_INC) $< src/engine/hitprog.c \
+		$(LIBBPF_OBJ) -lcmocka -lelf -lz -lzstd -o $@
 
 # The config parser: the service's, with the glob matcher it checks patterns with.
 CONFIG_INC := -Isrc/service -Isrc/engine $(LIB_INC) -Ibpf

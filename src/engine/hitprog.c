@@ -125,8 +125,11 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, size_t slots, p
 	hp->prog_fd = -1;
 	hp->map_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "stats", sizeof(__u64),
 				    sizeof(struct ksa_stat), slots, &mo);
-	if (hp->map_fd < 0)
-		return hp->map_fd;
+	if (hp->map_fd < 0) {
+		err = hp->map_fd;
+		hp->map_fd = -1;
+		return err;
+	}
 	n = assemble(&p, hp->map_fd, self);
 	hp->prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_hits", "Dual BSD/GPL", p.insn, n,
 				    &po);
