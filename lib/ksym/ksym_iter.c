@@ -80,8 +80,18 @@ static size_t btf_extra(const struct btf_type *t)
 		return vlen * sizeof(struct btf_var_secinfo);
 	case 19:	/* ENUM64 */
 		return vlen * 12;
-	default:	/* PTR, FWD, TYPEDEF, VOLATILE, CONST, RESTRICT, FUNC, FLOAT, TYPE_TAG */
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case 16:	/* FLOAT */
+	case 18:	/* TYPE_TAG */
 		return 0;
+	default:	/* a kind after this code: its size is unknown, so is the rest */
+		return SIZE_MAX;
 	}
 }
 
@@ -163,6 +173,10 @@ static int btf_find(struct iter_btf *b)
 		size_t extra = btf_extra(t);
 		uint32_t kind = BTF_INFO_KIND(t->info);
 
+		if (extra == SIZE_MAX) {
+			err = -EOPNOTSUPP;
+			goto out;
+		}
 		if ((size_t)(end - p) < sizeof(*t) + extra)
 			break;
 		if (kind == BTF_KIND_FUNC && t->name_off == func_str)
@@ -274,7 +288,7 @@ static size_t assemble(struct prog *p, const struct iter_btf *b, int map_fd, boo
 	size_t i;
 
 	emit(p, LDX(BPF_DW, R6, R1, 0));	/* meta */
-	emit(p, LDX(BPF_DW, R7, R1, 8));	/* ksym, NULL after the last */
+	emit(p, LDX(BPF_DW, R7, R1, 8));	/* ksym (NULL it cannot be, the verifier cannot know) */
 	emit_out(p, JMPI(BPF_JEQ, R7, 0));
 	/* the map's value, addressed directly: no helper call per symbol */
 	emit(p, INSN(BPF_LD | BPF_DW | BPF_IMM, R8, BPF_PSEUDO_MAP_VALUE, 0, map_fd));
@@ -362,7 +376,7 @@ static bool fill_bitmap(unsigned char *bm, const struct ksym_parse_opts *o)
 	unsigned int c;
 	size_t i;
 
-	for (i = 0; i < o->prefix_cnt; i++) {
+	for (i = 0; o->prefixes && i < o->prefix_cnt; i++) {
 		const unsigned char *s = (const void *)o->prefixes[i];
 
 		if (!s[0])
@@ -374,7 +388,7 @@ static bool fill_bitmap(unsigned char *bm, const struct ksym_parse_opts *o)
 		for (c = 0; c < 256; c++)
 			bit_set(bm, s[0] << 8 | c);
 	}
-	for (i = 0; i < o->name_cnt; i++) {
+	for (i = 0; o->names && i < o->name_cnt; i++) {
 		const char *n = o->names[i], *colon = strchr(n, ':');
 		const unsigned char *s = (const void *)(colon ? colon + 1 : n);
 
@@ -528,6 +542,16 @@ struct feed {
 	char prev_name[NAME_LEN];
 };
 
+/* The walk sees the iterator's own program, gone once the walk is over. */
+static bool own_prog(const struct rec *r)
+{
+	static const char tail[] = "_ksym_iter";
+	size_t n = sizeof(tail) - 1;
+
+	return r->mod_len == 3 && !memcmp(r->mod, "bpf", 3) && r->name_len > n &&
+	       !memcmp(r->name + r->name_len - n, tail, n);
+}
+
 static int feed_records(struct feed *fd, const char *s, const char *end, size_t *used)
 {
 	struct rec r, next, fed = {};
@@ -539,8 +563,8 @@ static int feed_records(struct feed *fd, const char *s, const char *end, size_t 
 		return err;
 	while (rec_at(p + r.len, end, &next, &err)) {
 		if (r.name) {
-			err = ksym_feed__add(fd->f, r.addr, r.type, r.name, r.name_len, r.mod,
-					     r.mod_len);
+			err = own_prog(&r) ? 0 : ksym_feed__add(fd->f, r.addr, r.type, r.name,
+								r.name_len, r.mod, r.mod_len);
 			if (err)
 				return err;
 			fed = r;
@@ -570,8 +594,8 @@ static int feed_last(struct feed *fd, const char *s, const char *end)
 		return 0;
 	if (!rec_at(s, end, &r, &err) || r.len != (size_t)(end - s))
 		return -EBADMSG;
-	if (!r.name)
-		return 0;	/* a filler */
+	if (!r.name || own_prog(&r))
+		return 0;	/* a filler, or the walk's own program */
 	if (fd->prev_len && r.addr == fd->prev_addr && r.name_len == fd->prev_len &&
 	    !memcmp(r.name, fd->prev_name, r.name_len))
 		return 0;

@@ -697,17 +697,23 @@ static int kprobe_pmu(void)
 	return type;
 }
 
-/* A classic kprobe at addr with the program linked to it: the link's fd, or -errno. */
-static int kprobe_link(struct kattach *a, int pmu, uint64_t addr)
+/*
+ * A classic kprobe at addr with the program linked to it: the link's fd, or
+ * -errno; *at_link: the kprobe was made, the link was refused (not the
+ * address's fault).
+ */
+static int kprobe_link(struct kattach *a, int pmu, uint64_t addr, bool *at_link)
 {
 	struct perf_event_attr pa = { .size = sizeof(pa), .type = pmu, .config2 = addr };
 	int pfd, fd, err;
 
+	*at_link = false;
 	/* no name, the address as the offset: as libbpf asks for a kprobe by address */
 	pfd = syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
 	fd = bpf_link_create(a->prog_fd, pfd, BPF_PERF_EVENT, NULL);
+	*at_link = fd < 0;
 	err = fd < 0 ? -errno : 0;
 	close(pfd);	/* the link holds the event */
 	return fd < 0 ? err : fd;
@@ -719,6 +725,7 @@ static int attach_kprobes(struct kattach *a)
 	char log[256] = "";
 	uint64_t t0 = now_ns();
 	int err, pmu, fd;
+	bool at_link;
 	size_t i;
 
 	if (!have_kprobes())
@@ -732,6 +739,7 @@ static int attach_kprobes(struct kattach *a)
 		return fail(a, pmu, "cannot read the perf kprobe PMU's type: %s", strerror(-pmu));
 	/* a kprobe.multi program cannot serve: the counter again, for kprobes */
 	hitprog__close(&a->hp);
+	a->prog_fd = -1;
 	err = hitprog__load(&a->hp, 0, a->target_cnt + 16, getpid(), log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (err)
@@ -750,8 +758,8 @@ static int attach_kprobes(struct kattach *a)
 			exclude(a, &a->targets[i], EPERM);
 			continue;
 		}
-		fd = kprobe_link(a, pmu, a->targets[i].addr);
-		if (fd == -EINVAL || fd == -EILSEQ || fd == -ENOENT) {
+		fd = kprobe_link(a, pmu, a->targets[i].addr, &at_link);
+		if (!at_link && (fd == -EINVAL || fd == -EILSEQ || fd == -ENOENT)) {
 			exclude(a, &a->targets[i], -fd);
 			continue;
 		}
