@@ -413,7 +413,7 @@ static void iter_close(struct iter *it)
 		close(it->map);
 }
 
-static int iter_open(struct iter *it, const struct ksym_parse_opts *o, bool text_only)
+static int iter_open(struct iter *it, const struct ksym_parse_opts *o)
 {
 	bool filter = (o->prefixes && o->prefix_cnt) || (o->names && o->name_cnt);
 	struct iter_btf b;
@@ -457,7 +457,7 @@ static int iter_open(struct iter *it, const struct ksym_parse_opts *o, bool text
 	a.expected_attach_type = BPF_TRACE_ITER;
 	a.attach_btf_id = b.func_id;
 	a.insns = (uintptr_t)p.insn;
-	a.insn_cnt = assemble(&p, &b, it->map, text_only, filter);
+	a.insn_cnt = assemble(&p, &b, it->map, o->text_only, filter);
 	a.license = (uintptr_t)"GPL";	/* the helpers that read kernel memory are GPL-only */
 	memcpy(a.prog_name, "ksym_iter", 10);
 	it->prog = sys_bpf(BPF_PROG_LOAD, &a);
@@ -639,7 +639,7 @@ struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts)
 	st = o.stats ? o.stats : &local;
 	o.stats = st;
 	/* loading the program serves the read: its time is the read's */
-	err = iter_open(&it, &o, o.text_only);
+	err = iter_open(&it, &o);
 	read_ns = ksym_now_ns() - t0;
 	if (err)
 		goto out;
