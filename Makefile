@@ -260,7 +260,7 @@ fuzz: $(FUZZ_BINS)
 	OUTPUT=$(abspath $(OUTPUT)) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) prove -v --exec '' tests/fuzz/run.t
 
 # The VM tests' own tools, static like the binary they sit beside in the guest.
-VM_TOOLS := $(OUTPUT)/tests/forge_build $(OUTPUT)/tests/iter_dump
+VM_TOOLS := $(OUTPUT)/tests/forge_build $(OUTPUT)/tests/iter_dump $(OUTPUT)/tests/modlive_dump
 $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LIB_INC) -Ilib/ksym -static $< $(OUTPUT)/libksym.a -lelf -lz -lzstd \

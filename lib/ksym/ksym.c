@@ -878,3 +878,54 @@ int ksym__snprint(char *buf, size_t len, const struct ksym *sym, uint64_t addr)
 	return snprintf(buf, len, "%s+0x%llx%s", sym->name,
 			(unsigned long long)(addr - sym->addr), mod);
 }
+
+struct ksym_table *ksym_table__merge(const struct ksym_table *a, const struct ksym_table *b)
+{
+	struct ksym_table *t = calloc(1, sizeof(*t));
+	size_t i, n = a->cnt + b->cnt;
+	int err = -ENOMEM;
+
+	if (!t)
+		return NULL;
+	if (a->len + b->len > UINT32_MAX || n > KSYM_IX_MAX || a->mod_cnt + b->mod_cnt > UINT16_MAX) {
+		err = -E2BIG;
+		goto fail;
+	}
+	t->len = a->len + b->len;
+	t->buf = malloc(t->len ? t->len : 1);
+	t->mods = malloc((a->mod_cnt + b->mod_cnt + 1) * sizeof(*t->mods));
+	t->ent_cap = n ? n : 1;
+	t->ents = ksym_mem_alloc(t->ent_cap * sizeof(*t->ents));
+	if (!t->buf || !t->mods || !t->ents)
+		goto fail;
+	memcpy(t->buf, a->buf, a->len);
+	memcpy(t->buf + a->len, b->buf, b->len);
+	memcpy(t->mods, a->mods, a->mod_cnt * sizeof(*t->mods));
+	for (i = 0; i < b->mod_cnt; i++)
+		t->mods[a->mod_cnt + i] = b->mods[i] + a->len;
+	t->mod_cnt = a->mod_cnt + b->mod_cnt;
+	for (i = 0; i < a->cnt; i++) {
+		t->ents[i] = a->ents[i];
+		t->ents[i].addr = ksym_ent_addr(a, &a->ents[i]);
+	}
+	for (i = 0; i < b->cnt; i++) {
+		struct ksym_ent *e = &t->ents[a->cnt + i];
+
+		*e = b->ents[i];
+		e->addr = ksym_ent_addr(b, &b->ents[i]);
+		e->name += a->len;
+		if (e->mod)
+			e->mod += a->mod_cnt;
+	}
+	t->cnt = n;
+	t->fmt = a->fmt;
+	err = ksym_table__finish(t);
+	if (!err)
+		err = ksym_index_build(&t->ix, t);
+	if (!err)
+		return t;
+fail:
+	ksym_table__free(t);
+	errno = -err;
+	return NULL;
+}

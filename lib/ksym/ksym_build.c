@@ -25,7 +25,7 @@
 #include "ksym_internal.h"
 
 #define BUILD_MAGIC "KSYMBLD1"
-#define BUILD_VERSION 2	/* 2: anchors + 1 (_stext is at _text) */
+#define BUILD_VERSION 3	/* 2: anchors + 1 (_stext is at _text); 3: mod_btf */
 
 struct build_hdr {
 	char magic[8];
@@ -36,6 +36,8 @@ struct build_hdr {
 	uint8_t pad[3];
 	char source[64];			/* what the functions were read from */
 	uint64_t anchors[KSYM_ANCHOR_CNT];	/* offsets from _text + 1; 0: unknown */
+	/* where struct module keeps its symbols in this build (-1: unknown) */
+	int32_t mod_btf[KSYM_MOD_OFF_CNT];
 	uint32_t slot_mask;
 	uint32_t vm_cnt;			/* vmlinux's entries, first */
 	uint64_t cnt, mod_cnt, nslots, buf_len;
@@ -358,6 +360,7 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 		const char *nm = ksym_ent_name(t, e);
 
 		c.ents[i] = *e;
+		c.ents[i].flags |= KSYM_F_TRACEABLE;	/* sites, every one */
 		c.ents[i].mod = g;
 		c.ents[i].addr = ksym_ent_addr(t, e) - (g ? lm[g]->base : l->text);
 		c.ents[i].name = slen;
@@ -387,6 +390,8 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	snprintf(h.source, sizeof(h.source), "%s", source);
 	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
 		h.anchors[i] = anchors[i] >= l->text ? anchors[i] - l->text + 1 : 0;
+	for (i = 0; i < KSYM_MOD_OFF_CNT; i++)
+		h.mod_btf[i] = l->mod_btf_known ? l->mod_btf.off[i] : -1;
 	h.slot_mask = c.ix.mask;
 	h.cnt = n;
 	h.mod_cnt = c.mod_cnt;
@@ -587,7 +592,7 @@ static bool in_place(const struct build_view *v, const struct group_pos *gp, siz
 	return true;
 }
 
-struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
+struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown, char *names,
 				    size_t names_len)
 {
@@ -651,7 +656,8 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 			if (m->id_len && !strcmp(v.t.buf + v.t.mods[j], m->name) &&
 			    m->id_len == v.mods[j].id_len && !memcmp(m->id, v.mods[j].id, m->id_len))
 				break;
-		if (j < v.h->mod_cnt)
+		l->mods[i].in_file = j < v.h->mod_cnt;
+		if (l->mods[i].in_file)
 			continue;
 		++*unknown;
 		used = names_len ? strlen(names) : 0;
@@ -720,6 +726,11 @@ struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l
 done:
 	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
 		anchors[i] = v.h->anchors[i] ? v.h->anchors[i] - 1 + l->text : 0;
+	l->mod_btf_known = true;
+	for (i = 0; i < KSYM_MOD_OFF_CNT; i++) {
+		l->mod_btf.off[i] = v.h->mod_btf[i];
+		l->mod_btf_known &= v.h->mod_btf[i] >= 0;
+	}
 	t->buf = v.t.buf;
 	t->len = v.t.len;
 	t->mods = v.t.mods;

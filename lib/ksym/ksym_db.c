@@ -35,6 +35,7 @@ struct ksym_db {
 	size_t prefix_cnt, own_prefixes;
 	const char **names;		/* the patterns without wildcards */
 	size_t name_cnt;
+	bool filter_made;		/* prefixes and names made (pattern_filter) */
 	unsigned int flux_waits;	/* re-reads of text caught mid-patch */
 	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
 	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
@@ -54,6 +55,7 @@ struct ksym_db {
 	int pending_cnt;
 	/* FUNCS rebased from the build cache: each checked where it is, in kcore */
 	bool rebased;
+	bool live_partial;		/* and modules it lacks read as far as the patterns go */
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_layout layout;	/* this boot's, for the messages */
@@ -285,9 +287,10 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 
 	if (!db->funcs || !db->traceability_known)
 		return -ENODATA;
-	if (db->rebased)
+	/* a module the build cache did not know was read live: a candidate */
+	if (db->rebased && (sym->flags & KSYM_F_TRACEABLE))
 		return rebased_loc(db, sym, loc);
-	if (!db->probe) {
+	if (!db->probe && !db->rebased) {
 		if (sym->flags & KSYM_F_TRACEABLE) {
 			*loc = sym->addr;
 			return 1;
@@ -778,6 +781,10 @@ static int pattern_filter(struct ksym_db *db)
 	const size_t n_own = sizeof(own) / sizeof(own[0]);
 	size_t i, n = db->opts.pattern_cnt, globs = 0;
 
+	if (db->filter_made)
+		return 0;	/* the build cache's live modules asked first */
+	db->filter_made = true;
+
 	for (i = 0; i < n; i++) {
 		const char *g = db->opts.patterns[i], *colon = strchr(g, ':');
 
@@ -853,6 +860,53 @@ static bool hidden_match(const struct ksym_db *db, const struct ksym_table *t,
 }
 
 /*
+ * The loaded modules the build cache does not know, from the kernel's own
+ * tables (ksym_modlive.c), filtered by the patterns, joined to *t. Only what
+ * the patterns can match is read: the /run cache, which later runs take for
+ * the whole table, is then not written.
+ */
+static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_layout *l)
+{
+	struct ksym_parse_opts filter = { .text_only = true };
+	struct ksym_table *extra, *all;
+	struct ksym_feed *f;
+	size_t i;
+	int err;
+
+	if (!l->mod_btf_known)
+		return -EOPNOTSUPP;
+	err = pattern_filter(db);
+	if (err)
+		return err;
+	filter.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL;
+	filter.prefix_cnt = db->prefix_cnt;
+	filter.names = db->name_cnt ? db->names : NULL;
+	filter.name_cnt = db->name_cnt;
+	f = ksym_feed__new(&filter, 4096, 256 << 10);
+	if (!f)
+		return -errno;
+	for (i = 0, err = 0; i < l->mod_cnt && !err; i++)
+		if (!l->mods[i].in_file)
+			err = ksym_modlive__read(db->kcore, &l->mod_btf, l->mods[i].name, f);
+	extra = ksym_feed__end(f, err);
+	if (!extra)
+		return -errno;
+	db->live_partial = db->prefix_cnt || db->name_cnt;
+	if (!ksym_table__cnt(extra)) {
+		ksym_table__free(extra);
+		return 0;	/* nothing there the patterns can match */
+	}
+	all = ksym_table__merge(*t, extra);
+	err = all ? 0 : -errno;
+	ksym_table__free(extra);
+	if (err)
+		return err;
+	ksym_table__free(*t);
+	*t = all;
+	return 0;
+}
+
+/*
  * The first run of a boot of a build seen before: the build cache rebased
  * onto this boot. Each function is checked in the kernel text when asked for
  * (ksym_db__ftrace_loc), the rest when the /run cache is written; a site not
@@ -869,6 +923,7 @@ static int build_funcs(struct ksym_db *db)
 	struct ksym_table *t;
 	char names[160];
 	struct stat st;
+	int err;
 
 	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live(&l, db->kcore)) {
 		db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
@@ -897,16 +952,35 @@ static int build_funcs(struct ksym_db *db)
 		return -ENOENT;
 	}
 	if (unknown) {
-		/* once: this run's cache will know them */
-		warn(db, "build cache %s: %zu loaded module%s not in it (%s); reading the "
-		     "kernel's symbols", path, unknown, unknown == 1 ? "" : "s", names);
-		ksym_table__free(t);
-		ksym_layout__free(&l);
-		return -ENOENT;
+		err = live_modules(db, &t, &l);
+		if (err) {
+			/* once: this run's cache will know them */
+			warn(db, "build cache %s: %zu loaded module%s not in it (%s) and not "
+			     "readable from kernel memory (%s); reading the kernel's symbols", path,
+			     unknown, unknown == 1 ? "" : "s", names,
+			     err == -EOPNOTSUPP ? "no struct module layout for this build" :
+			     strerror(-err));
+			ksym_table__free(t);
+			ksym_layout__free(&l);
+			return -ENOENT;
+		}
+		if (db->opts.verbose)
+			warn(db, "build cache %s: %zu loaded module%s not in it (%s): read from "
+			     "kernel memory", path, unknown, unknown == 1 ? "" : "s", names);
 	}
 	db->funcs = t;
 	db->rebased = true;
 	db->layout = l;
+	/* where a function read live is checked as a cold run checks it */
+	db->bounds_known = true;
+	db->text_lo = db->anchors[KSYM_ANCHOR_STEXT];
+	db->text_hi = db->anchors[KSYM_ANCHOR_ETEXT];
+	if (db->text_lo >= db->text_hi)
+		db->text_lo = db->text_hi = 0;
+	db->init_lo = db->anchors[KSYM_ANCHOR_SINITTEXT];
+	db->init_hi = db->anchors[KSYM_ANCHOR_EINITTEXT];
+	if (db->init_lo >= db->init_hi)
+		db->init_lo = db->init_hi = 0;
 	if (!stat(path, &st)) {
 		db->build_dev = st.st_dev;
 		db->build_ino = st.st_ino;
@@ -950,6 +1024,8 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 		return;
 	}
 	find_anchors(from, anchors);
+	/* for the boots that find a module the file does not know (ksym_modlive.c) */
+	l.mod_btf_known = !ksym_modlive__btf(&l.mod_btf);
 	err = ksym_build__store(db->opts.build_cache_dir, &l, checked, anchors, "kallsyms+kcore");
 	ksym_build__name(&l, name, sizeof(name));
 	if (!err)
@@ -1008,7 +1084,8 @@ static int kallsyms_funcs(struct ksym_db *db)
 	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
 		if (!build_funcs(db)) {
 			db->funcs_source = "kallsyms+kcore (build cache)";
-			cache_put(db, "funcs", &key, db->funcs, true, false);
+			if (!db->live_partial)
+				cache_put(db, "funcs", &key, db->funcs, true, false);
 			return 0;
 		}
 	}

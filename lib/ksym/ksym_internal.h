@@ -217,6 +217,13 @@ int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *na
 		   size_t name_len, const char *mod, size_t mod_len);
 struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err);
 
+/*
+ * a's entries and b's as one new table, a's addresses made this boot's (a
+ * rebased build cache), b's modules after a's: the build cache and the
+ * modules it does not know, read live. Indexed; NULL with errno.
+ */
+struct ksym_table *ksym_table__merge(const struct ksym_table *a, const struct ksym_table *b);
+
 /* After parsing or changing addresses: entries into address order, sizes. */
 int ksym_table__finish(struct ksym_table *t);
 
@@ -289,6 +296,49 @@ int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t 
 bool ksym_cache_valid(const struct ksym_table *t, uint64_t nslots);
 
 /*
+ * Raw vmlinux BTF (ksym_btf.c): FUNC func's id (0: none; func may be NULL) and,
+ * for each of s, whether a struct of that name is there, its size and its
+ * fields' byte offsets (-1: none, or a bitfield). -EOPNOTSUPP: a BTF kind
+ * newer than this code, so nothing past it can be read.
+ */
+struct ksym_btf_struct {
+	const char *name;
+	const char *const *fields;
+	size_t field_cnt;
+	int *off;
+	uint32_t size;
+	bool found;
+};
+
+int ksym_btf__scan(const char *func, uint32_t *func_id, struct ksym_btf_struct *s, size_t cnt);
+
+/* len bytes of kernel memory at addr in one segment of kc, whatever len is. */
+int ksym_kcore__read_bulk(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len);
+
+/*
+ * A loaded module's symbols as /proc/kallsyms lists them, from the kernel's
+ * own tables through kcore (ksym_modlive.c). The offsets are the build's
+ * (from its BTF, kept in the build cache); -1 in any: unknown.
+ */
+enum { KSYM_MOD_NAME, KSYM_MOD_KALLSYMS, KSYM_MODK_SYMTAB, KSYM_MODK_NUM, KSYM_MODK_STRTAB,
+       KSYM_MODK_TYPETAB, KSYM_MOD_OFF_CNT };
+
+struct ksym_mod_btf {
+	int32_t off[KSYM_MOD_OFF_CNT];
+};
+
+/* this kernel's offsets, from its BTF: -EOPNOTSUPP where one is missing */
+int ksym_modlive__btf(struct ksym_mod_btf *b);
+/*
+ * Module mod's text symbols fed to f (its filter applies). -EPERM: its
+ * address hidden (kptr_restrict=2); -ESTALE: what kcore holds there is not
+ * that module (gone, or offsets of another build); -EBADMSG: tables no
+ * kernel makes.
+ */
+int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
+		       struct ksym_feed *f);
+
+/*
  * This boot's layout (ksym_build.c): the kernel's build ID and where its text
  * and each module's text start now. Everything else about a build is the same
  * at every boot.
@@ -301,6 +351,7 @@ struct ksym_layout_mod {
 	uint8_t id_len;		/* 0: no build ID, never cached */
 	uint64_t base;		/* /proc/modules: the start of its text */
 	bool loading;		/* its init not done: init text is listed too */
+	bool in_file;		/* ksym_build__load(): the file has it, of this build */
 };
 
 struct ksym_layout {
@@ -311,6 +362,9 @@ struct ksym_layout {
 	size_t mod_cnt;
 	/* kernel.kptr_restrict=2: /proc/modules shows every base as 0 (mods' base 0) */
 	bool bases_hidden;
+	/* the build's struct module layout: stored with the file, read back from it */
+	struct ksym_mod_btf mod_btf;
+	bool mod_btf_known;
 };
 
 /* _text from kc's map of the kernel image where kc is given (no kallsyms read). */
@@ -327,10 +381,12 @@ enum { KSYM_ANCHOR_STEXT, KSYM_ANCHOR_ETEXT, KSYM_ANCHOR_SINITTEXT, KSYM_ANCHOR_
  * The build cache of l's build from dir, rebased onto l: a table of the
  * traceable functions at their ftrace sites, in address order, its index
  * built; anchors[] rebased (0: unknown). A module whose base is hidden is
- * treated as one not loaded: its entries stay unresolved. *unknown: loaded modules the cache
- * has not (or not of this build), the first of them named in names. NULL with errno as ksym_cache__load().
+ * treated as one not loaded: its entries stay unresolved. *unknown: loaded
+ * modules the cache has not (or not of this build: in_file false), the first
+ * of them named in names; l->mod_btf as the file has it. NULL with errno as
+ * ksym_cache__load().
  */
-struct ksym_table *ksym_build__load(const char *dir, const struct ksym_layout *l,
+struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown, char *names,
 				    size_t names_len);
 /* t (functions at their sites, this boot's addresses) stored for l's build;

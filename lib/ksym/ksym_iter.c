@@ -13,7 +13,7 @@
  * bpf syscall, not a libbpf object: an object's load probes kernel features
  * and parses all of vmlinux BTF for its relocations, which cost more than the
  * walk saves (75-105 ms in the project's TCG guest). What it needs from BTF is
- * one function's id and four field offsets, found by a scan of the raw types.
+ * one function's id and six field offsets (ksym_btf.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +26,6 @@
 #include <linux/btf.h>
 
 #include "ksym_internal.h"
-
-#define BTF_PATH "/sys/kernel/btf/vmlinux"
-#define BTF_MAX (64u << 20)
 
 /* What the program needs to know of the running kernel: struct kallsym_iter's fields. */
 enum { F_POS, F_VALUE, F_TYPE, F_NAME, F_MODULE, F_EXPORTED, F_CNT };
@@ -43,171 +40,22 @@ struct iter_btf {
 	int off[F_CNT];		/* byte offsets; -1 unknown */
 };
 
-/* offset of "\0name\0" + 1 in the string section, or 0 */
-static uint32_t btf_str(const char *str, size_t len, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = str, *end = str + len;
-
-	while (p < end && (p = memmem(p, end - p, name, n + 1))) {
-		if (p > str && p[-1] == '\0')
-			return p - str;
-		p++;
-	}
-	return 0;
-}
-
-/* bytes after a struct btf_type, by kind */
-static size_t btf_extra(const struct btf_type *t)
-{
-	uint32_t vlen = BTF_INFO_VLEN(t->info);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case 17:	/* DECL_TAG */
-		return 4;
-	case BTF_KIND_ARRAY:
-		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return vlen * sizeof(struct btf_enum);
-	case BTF_KIND_FUNC_PROTO:
-		return vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return vlen * sizeof(struct btf_var_secinfo);
-	case 19:	/* ENUM64 */
-		return vlen * 12;
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case 16:	/* FLOAT */
-	case 18:	/* TYPE_TAG */
-		return 0;
-	default:	/* a kind after this code: its size is unknown, so is the rest */
-		return SIZE_MAX;
-	}
-}
-
-/* sysfs knows the file's size: one buffer, no growing */
-static int read_btf(char **bufp, size_t *lenp)
-{
-	int fd = open(BTF_PATH, O_RDONLY | O_CLOEXEC), err = 0;
-	size_t len = 0;
-	struct stat st;
-	ssize_t n;
-	char *buf;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || st.st_size <= 0 || (size_t)st.st_size > BTF_MAX) {
-		close(fd);
-		return -EBADMSG;
-	}
-	buf = malloc(st.st_size);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (len < (size_t)st.st_size) {
-		n = read(fd, buf + len, st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EBADMSG;
-			break;
-		}
-		len += n;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 static int btf_find(struct iter_btf *b)
 {
-	uint32_t func_str, struct_str, field_str[F_CNT];
-	const struct btf_header *h;
-	const char *str, *p, *end;
-	bool have_struct = false;
-	size_t len = 0, i;
-	uint32_t id;
-	char *buf = NULL;
-	int err;
+	struct ksym_btf_struct s = {
+		.name = "kallsym_iter", .fields = field_names, .field_cnt = F_CNT, .off = b->off,
+	};
+	int err = ksym_btf__scan("bpf_iter_ksym", &b->func_id, &s, 1), i;
 
-	err = read_btf(&buf, &len);
 	if (err)
 		return err;
-	h = (const void *)buf;
-	err = -EBADMSG;
-	if (len < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > len ||
-	    h->type_off > len - h->hdr_len || h->type_len > len - h->hdr_len - h->type_off ||
-	    h->str_off > len - h->hdr_len || h->str_len > len - h->hdr_len - h->str_off)
-		goto out;
-	str = buf + h->hdr_len + h->str_off;
-	func_str = btf_str(str, h->str_len, "bpf_iter_ksym");
-	struct_str = btf_str(str, h->str_len, "kallsym_iter");
-	for (i = 0; i < F_CNT; i++)
-		field_str[i] = btf_str(str, h->str_len, field_names[i]);
-	err = -EOPNOTSUPP;	/* no such iterator in this kernel */
-	if (!func_str || !struct_str)
-		goto out;
-	b->func_id = 0;
-	for (i = 0; i < F_CNT; i++)
-		b->off[i] = -1;
-	p = buf + h->hdr_len + h->type_off;
-	end = p + h->type_len;
-	for (id = 1; p + sizeof(struct btf_type) <= end; id++) {
-		const struct btf_type *t = (const void *)p;
-		size_t extra = btf_extra(t);
-		uint32_t kind = BTF_INFO_KIND(t->info);
-
-		if (extra == SIZE_MAX) {
-			err = -EOPNOTSUPP;
-			goto out;
-		}
-		if ((size_t)(end - p) < sizeof(*t) + extra)
-			break;
-		if (kind == BTF_KIND_FUNC && t->name_off == func_str)
-			b->func_id = id;
-		if (kind == BTF_KIND_STRUCT && t->name_off == struct_str && !have_struct) {
-			const struct btf_member *m = (const void *)(t + 1);
-			uint32_t j, k;
-
-			have_struct = true;
-			for (j = 0; j < BTF_INFO_VLEN(t->info); j++) {
-				uint32_t bits = BTF_INFO_KFLAG(t->info) ? m[j].offset & 0xffffff
-									 : m[j].offset;
-
-				for (k = 0; k < F_CNT; k++)
-					if (field_str[k] && m[j].name_off == field_str[k] && !(bits % 8))
-						b->off[k] = bits / 8;
-			}
-		}
-		if (b->func_id && have_struct)
-			break;
-		p += sizeof(*t) + extra;
-	}
-	if (!b->func_id)
-		goto out;
+	/* no such iterator in this kernel */
+	if (!b->func_id || !s.found)
+		return -EOPNOTSUPP;
 	for (i = 0; i < F_CNT; i++)
 		if (b->off[i] < 0)
-			goto out;
-	err = 0;
-out:
-	free(buf);
-	return err;
+			return -EOPNOTSUPP;
+	return 0;
 }
 
 static long sys_bpf(int cmd, union bpf_attr *attr)

@@ -219,3 +219,28 @@ int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint
 	}
 	return -1;
 }
+
+int ksym_kcore__read_bulk(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len)
+{
+	const struct kcore_seg *s = NULL;
+	size_t i, got = 0;
+	ssize_t n;
+
+	for (i = 0; i < kc->seg_cnt; i++)
+		if (addr >= kc->seg[i].vaddr && len <= kc->seg[i].len &&
+		    addr - kc->seg[i].vaddr <= kc->seg[i].len - len) {
+			s = &kc->seg[i];
+			break;
+		}
+	if (!s)
+		return -EFAULT;
+	while (got < len) {
+		n = pread(kc->fd, (char *)buf + got, len - got, s->off + (addr - s->vaddr) + got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += n;
+	}
+	return 0;
+}

@@ -315,7 +315,7 @@ static void walk(const struct ksym_table *t, const struct ksym_layout *l, size_t
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const struct ksym_layout *ls[] = { &lb, &lc, &ld };
+	struct ksym_layout *ls[] = { &lb, &lc, &ld };
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_table *t;
 	size_t i, unknown;

@@ -198,7 +198,7 @@ static const uint64_t no_anchors[KSYM_ANCHOR_CNT];
 /* The modules the last load did not know, as it names them. */
 static char unknown_names[160];
 
-static struct ksym_table *build_load(const char *from, const struct ksym_layout *l,
+static struct ksym_table *build_load(const char *from, struct ksym_layout *l,
 				     uint64_t *anchors, size_t *unknown)
 {
 	memset(unknown_names, 'x', sizeof(unknown_names));
@@ -431,7 +431,7 @@ static bool rebased_as(const struct ksym_table *got, const struct ksym_table *re
 	return true;
 }
 
-static struct ksym_table *load(const struct ksym_layout *l, size_t *unknown)
+static struct ksym_table *load(struct ksym_layout *l, size_t *unknown)
 {
 	uint64_t a[KSYM_ANCHOR_CNT];
 	size_t u = 12345;
@@ -631,7 +631,7 @@ static void test_anchors(void **state)
 		[KSYM_ANCHOR_FTRACE_CALLER] = TEXT_A + 0x5000,
 		[KSYM_ANCHOR_FTRACE_REGS_CALLER] = TEXT_A + 0x5100,
 	}, got[KSYM_ANCHOR_CNT];
-	const struct ksym_layout *ls[] = { &la, &lb, &lc };
+	struct ksym_layout *ls[] = { &la, &lb, &lc };
 	struct ksym_table *t;
 	size_t unknown, i, j;
 
@@ -684,7 +684,7 @@ static void test_find_order(void **state)
 {
 	static const char *const names[] = { "dup", "cleanup_module", "vfs_read", "9p:dup",
 					     ":dup" };
-	const struct ksym_layout *ls[] = { &lc, &la, &lb };	/* copied first */
+	struct ksym_layout *ls[] = { &lc, &la, &lb };	/* copied first */
 	struct ksym want[5], got[5];
 	bool bad = false;
 	struct ksym_table *ref, *t;
@@ -818,7 +818,7 @@ static void test_flipped(void **state)
 	fd = open(p, O_RDWR);
 	assert_true(fd >= 0);
 	for (off = 0; off < st.st_size; off++) {
-		const struct ksym_layout *l = off & 1 ? &lc : &lb;
+		struct ksym_layout *l = off & 1 ? &lc : &lb;
 
 		assert_int_equal(pread(fd, &c, 1, off), 1);
 		c ^= 1 << (off % 8);
@@ -1133,6 +1133,86 @@ static void test_store_empty_module(void **state)
 	ksym_table__free(ref);
 }
 
+/*
+ * A module the file does not know, read live, joined to the rebased table
+ * (ksym_table__merge): the result answers as the table of all of them does,
+ * where the file is used in place (B) and where it is copied (C).
+ */
+static void test_merge_live(void **state)
+{
+	static const char extra_txt[] = "ffffffffc0d00040 dup [newmod]\n"
+					"ffffffffc0d00010 nm_read [newmod]\n"
+					"ffffffffc0d00080 cleanup_module [newmod]\n";
+	struct ksym_layout *ls[] = { &lb, &lc };
+	struct ksym_layout_mod m[4];
+	struct ksym_table *t, *extra, *all, *ref;
+	size_t len, unknown, j;
+	char *txt, *buf;
+	struct ksym s;
+
+	(void)state;
+	store_a(NULL);
+	for (j = 0; j < 2; j++) {
+		struct ksym_layout l = *ls[j];
+
+		memcpy(m, l.mods, 3 * sizeof(*m));
+		m[3] = mod_of("newmod", 0x66, 0xffffffffc0d00000ull);
+		l.mods = m;
+		l.mod_cnt = 4;
+		t = load(&l, &unknown);
+		assert_non_null(t);
+		assert_int_equal(unknown, 1);
+		assert_false(m[3].in_file);
+		assert_true(m[0].in_file && m[1].in_file && m[2].in_file);
+		buf = strdup(extra_txt);
+		extra = parse_text(buf, strlen(buf));
+		all = ksym_table__merge(t, extra);
+		assert_non_null(all);
+		assert_int_equal(ksym_table__cnt(all), ksym_table__cnt(t) + ksym_table__cnt(extra));
+		txt = text_of(ls[j], specs, SPEC_N, &len);
+		buf = malloc(len + sizeof(extra_txt));
+		assert_non_null(buf);
+		memcpy(buf, txt, len);
+		memcpy(buf + len, extra_txt, sizeof(extra_txt));
+		free(txt);
+		ref = parse_text(buf, strlen(buf));
+		assert_true(rebased_as(all, ref, 0));
+		assert_int_equal(ksym_table__find(all, "nm_read", "newmod", &s, 1), 1);
+		assert_int_equal(s.addr, 0xffffffffc0d00010ull);
+		ksym_table__free(ref);
+		ksym_table__free(all);
+		ksym_table__free(extra);
+		ksym_table__free(t);
+	}
+}
+
+/* struct module's layout goes with the file: read back as stored, or unknown. */
+static void test_mod_btf(void **state)
+{
+	struct ksym_table *ref = ref_of(&la), *t;
+	struct ksym_layout l = la, b = lb;
+	size_t unknown, i;
+
+	(void)state;
+	l.mod_btf_known = true;
+	for (i = 0; i < KSYM_MOD_OFF_CNT; i++)
+		l.mod_btf.off[i] = 24 + 8 * i;
+	assert_int_equal(ksym_build__store(dir, &l, ref, no_anchors, "test"), 0);
+	t = load(&b, &unknown);
+	assert_non_null(t);
+	assert_true(b.mod_btf_known);
+	for (i = 0; i < KSYM_MOD_OFF_CNT; i++)
+		assert_int_equal(b.mod_btf.off[i], 24 + 8 * i);
+	ksym_table__free(t);
+	l.mod_btf_known = false;
+	assert_int_equal(ksym_build__store(dir, &l, ref, no_anchors, "test"), 0);
+	t = load(&b, &unknown);
+	assert_non_null(t);
+	assert_false(b.mod_btf_known);
+	ksym_table__free(t);
+	ksym_table__free(ref);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1166,6 +1246,8 @@ int main(void)
 		cmocka_unit_test(test_store_leaves_out),
 		cmocka_unit_test(test_store_unknown_module),
 		cmocka_unit_test(test_store_empty_module),
+		cmocka_unit_test(test_merge_live),
+		cmocka_unit_test(test_mod_btf),
 	};
 
 	return cmocka_run_group_tests_name("ksym-build", tests, setup, teardown);

@@ -11,7 +11,7 @@ case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 share=$OUTPUT/vm-share/build
 n=0
 rm -rf "$share"; mkdir -p "$share/bin" "$share/out"
-for f in "$OUTPUT/ksymattach" "$OUTPUT/tests/forge_build"; do
+for f in "$OUTPUT/ksymattach" "$OUTPUT/tests/forge_build" "$OUTPUT/tests/modlive_dump"; do
 	cp "$f" "$share/bin/" || { echo "1..1"; echo "not ok 1 - $f missing (make)"; exit 1; }
 done
 cp -r "$here/guest" "$share/tests"

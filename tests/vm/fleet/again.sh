@@ -16,6 +16,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b 
 r=$(ratio "$s1" "$s2"); rr=$(ratio "$r1" "$r2")
 echo "# boot stall: first boot $s1 us (cold), second boot $s2 us (build cache): ${r}x"
 echo "# read phase: first boot $r1 us, second boot $r2 us: ${rr}x"
+phases_of() { grep -o '"phases_us":{[^}]*}' "$1" | head -n1; }
+echo "# first boot $(phases_of $STATE/boot-$bid1.json)"
+echo "# second boot $(phases_of $O/boot2.json)"
 # Issue 18's goal, 0.15x of the whole stall, is a measurement (printed above): on
 # 6.12 the load phase in a fresh process (libbpf's feature probes) is most of
 # what is left, on 6.1 the classic kprobes' attach. What the build cache takes

@@ -8,6 +8,7 @@ cd /host/tests || exit 1
 . ./lib.sh
 D=/var/cache/ksymattach
 F=/host/bin/forge_build
+ML=/host/bin/modlive_dump
 text() { awk '$3 == "_text" { print $1; exit }' /proc/kallsyms; }
 # a listing's functions: "addr name module", header and summary left out
 funcs() { awk 'NR > 1 && NF == 4 && length($1) == 16 { print $1, $2, $3 }' "$1" | sort; }
@@ -29,6 +30,35 @@ first_boot() {	# series
 	$K cache export $O/$1.ksym 2> $O/$1-export.err
 	check "$1: cache export writes the running build's cache, 0600" sh -c \
 		"cmp -s $f $O/$1.ksym && [ \$(stat -c %a $O/$1.ksym) = 600 ]"
+}
+
+addrs() { grep -o '"addr":"0x[0-9a-f]*"' "$1" | sort > "$1.addrs"; }
+
+# A module the build cache does not know (loaded after the file was written):
+# read from kernel memory, checked, the run warm and right. $1: the series.
+unknown_module() {
+	# every loaded module's text symbols as the kernel's tables hold them, against
+	# /proc/kallsyms (the case of a type says exported there: not compared)
+	$ML > $O/ml.all 2> $O/ml.err
+	rc=$?
+	awk 'NF == 4 && $2 ~ /^[tTwW]$/ && $4 != "[bpf]" && $4 !~ /^\[__builtin/ { print $1, tolower($2), $3, $4 }' \
+		/proc/kallsyms | sort > $O/ml.want
+	awk '{ print $1, tolower($2), $3, $4 }' $O/ml.all | sort > $O/ml.got
+	check "$1: every loaded module's functions read from kernel memory are /proc/kallsyms' ($(wc -l < $O/ml.want) symbols)" \
+		sh -c "[ $rc -eq 0 ] && [ -s $O/ml.want ] && cmp -s $O/ml.want $O/ml.got"
+	diff $O/ml.want $O/ml.got | head -n 4 | sed 's/^/# /'
+	insmod /modules/dummy.ko
+	for pat in 'dummy:*' 'dummy_*'; do
+		run_boot $1-unk -v -p 'vfs_read*' -p "$pat" -o json
+		$K -p 'vfs_read*' -p "$pat" -o json --no-cache > $O/$1-unk-cold.out 2> $O/$1-unk-cold.err
+		addrs $O/$1-unk.out; addrs $O/$1-unk-cold.out
+		check "$1: a module the build cache does not know ($pat): read from kernel memory, still warm, the set a cold run attaches ($(json_int attached $O/$1-unk.out))" sh -c \
+			"grep -q '\"build_cache\":true' $O/$1-unk.out && grep -q 'not in it (dummy): read from kernel memory' $O/$1-unk.err &&
+			 grep -q '\"module\":\"dummy\"' $O/$1-unk.out && cmp -s $O/$1-unk.out.addrs $O/$1-unk-cold.out.addrs"
+	done
+	check "$1: only what the patterns match read from it: no /run cache (later runs take it as the whole table)" \
+		sh -c "! ls /run/ksymattach/funcs* > /dev/null 2>&1"
+	rmmod dummy
 }
 
 # run NAME ARGS...: a run from the build cache alone (no /run cache), its listing
@@ -103,7 +133,6 @@ c)
 	$K -p 'vfs_*' -o json --no-cache > $O/c-vfs-cold.out 2> $O/c-vfs-cold.err
 	cp $f $O/pre-kr.ksym
 	echo 2 > /proc/sys/kernel/kptr_restrict
-	addrs() { grep -o '"addr":"0x[0-9a-f]*"' "$1" | sort > "$1.addrs"; }
 	addrs $O/c-vfs-cold.out; addrs $O/c-att-cold.out
 	run_boot c-kr -p 'vfs_*' -o json
 	addrs $O/c-kr.out
@@ -157,6 +186,7 @@ c)
 			"[ -f $f ] && [ ! -L $f ] && $K cache export $O/re.ksym"
 		is "$(kprobe_multi_links)" 0 "build cache $how: no link left"
 	done
+	unknown_module 6.12
 	;;
 d)
 	t=$(text)
@@ -169,5 +199,6 @@ d)
 		"grep -q '\"build_cache\":true' $O/d-att.out && grep -q '\"fallback\":true' $O/d-att.out &&
 		 [ \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/d-att.out | sort)\" = \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/d-cold.out | sort)\" ]"
 	sed 's/^/# /' $O/d-att.err
+	unknown_module 6.1
 	;;
 esac

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One loaded module's symbols, from the kernel's own copy of them.
+ *
+ * /proc/kallsyms and the ksym iterator list a module's symbols only after
+ * walking vmlinux's ~150k, each name expanded on the way. But the module's
+ * struct module is at its .gnu.linkonce.this_module section, which sysfs
+ * shows, and it points at the very symbol table, names and types those walks
+ * print for it: a handful of reads through /proc/kcore. For the build cache's
+ * first run of a boot, where udev loaded a module the file does not know.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksym_internal.h"
+
+/* far above any module's: the largest (amdgpu, xfs) have some 30k symbols */
+#define MOD_SYMS_MAX (1u << 20)
+#define MOD_STR_MAX (32u << 20)
+#define MOD_STRUCT_MAX 8192	/* struct module is ~1 KiB */
+#define MOD_NAME_LEN 56		/* MODULE_NAME_LEN on 64-bit */
+#define MOD_NAME_MAX 512	/* KSYM_NAME_LEN */
+
+int ksym_modlive__btf(struct ksym_mod_btf *b)
+{
+	static const char *const mod_fields[] = { "name", "kallsyms" };
+	static const char *const mk_fields[] = { "symtab", "num_symtab", "strtab", "typetab" };
+	int off[6];
+	struct ksym_btf_struct s[2] = {
+		{ .name = "module", .fields = mod_fields, .field_cnt = 2, .off = off },
+		{ .name = "mod_kallsyms", .fields = mk_fields, .field_cnt = 4, .off = off + 2 },
+	};
+	int err = ksym_btf__scan(NULL, NULL, s, 2), i;
+
+	if (err)
+		return err;
+	for (i = 0; i < KSYM_MOD_OFF_CNT; i++) {
+		/* (typetab: since 5.x; the types were in st_size before) */
+		if (off[i] < 0 || !s[0].found || !s[1].found)
+			return -EOPNOTSUPP;
+		b->off[i] = off[i];
+	}
+	return 0;
+}
+
+static int this_module(const char *mod, uint64_t *addr)
+{
+	char path[160], *buf, *end;
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/sections/.gnu.linkonce.this_module", mod);
+	err = ksym__read_file(path, &buf, &len);
+	if (err)
+		return err;
+	errno = 0;
+	*addr = strtoull(buf, &end, 16);
+	err = errno || end == buf ? -EBADMSG : !*addr ? -EPERM : 0;
+	free(buf);
+	return err;
+}
+
+static uint64_t get64(const unsigned char *p, int off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
+		       struct ksym_feed *f)
+{
+	const int *o = b->off;
+	unsigned char m[MOD_STRUCT_MAX], k[MOD_STRUCT_MAX];
+	uint64_t at, kat, symtab, strtab, typetab;
+	size_t i, need, str_len = 0, mod_len = strlen(mod);
+	Elf64_Sym *syms = NULL;
+	char *types = NULL, *str = NULL;
+	uint32_t num;
+	int err, j;
+
+	for (j = 0; j < KSYM_MOD_OFF_CNT; j++)
+		if (o[j] < 0 || o[j] > MOD_STRUCT_MAX - MOD_NAME_LEN)
+			return -EOPNOTSUPP;
+	err = this_module(mod, &at);
+	if (err)
+		return err;
+	need = (o[KSYM_MOD_NAME] > o[KSYM_MOD_KALLSYMS] ? o[KSYM_MOD_NAME] : o[KSYM_MOD_KALLSYMS]) +
+	       MOD_NAME_LEN;
+	err = ksym_kcore__read_bulk(kc, at, m, need);
+	if (err)
+		return err;
+	/* the module's own name where the build's layout puts it: this is it */
+	if (mod_len >= MOD_NAME_LEN || memcmp(m + o[KSYM_MOD_NAME], mod, mod_len + 1))
+		return -ESTALE;
+	kat = get64(m, o[KSYM_MOD_KALLSYMS]);
+	for (need = 0, j = KSYM_MODK_SYMTAB; j <= KSYM_MODK_TYPETAB; j++)
+		if ((size_t)o[j] + 8 > need)
+			need = o[j] + 8;
+	err = ksym_kcore__read_bulk(kc, kat, k, need);
+	if (err)
+		return err == -EFAULT ? -ESTALE : err;
+	symtab = get64(k, o[KSYM_MODK_SYMTAB]);
+	strtab = get64(k, o[KSYM_MODK_STRTAB]);
+	typetab = get64(k, o[KSYM_MODK_TYPETAB]);
+	memcpy(&num, k + o[KSYM_MODK_NUM], 4);
+	if (num > MOD_SYMS_MAX)
+		return -EBADMSG;
+	syms = malloc((num ? num : 1) * sizeof(*syms));
+	types = malloc(num ? num : 1);
+	if (!syms || !types) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ksym_kcore__read_bulk(kc, symtab, syms, num * sizeof(*syms));
+	if (!err)
+		err = ksym_kcore__read_bulk(kc, typetab, types, num);
+	if (err)
+		goto out;
+	/* the names: as far as the last function's, and a longest name past it */
+	for (i = 0; i < num; i++)
+		if (ksym_type_is_text(types[i]) && syms[i].st_name >= str_len)
+			str_len = syms[i].st_name + 1;
+	str_len = str_len ? str_len + MOD_NAME_MAX : 0;
+	if (str_len > MOD_STR_MAX) {
+		err = -EBADMSG;
+		goto out;
+	}
+	str = malloc(str_len + 1);
+	if (!str) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* a strtab ending near its allocation's end: kcore reads the hole as zeros */
+	err = str_len ? ksym_kcore__read_bulk(kc, strtab, str, str_len) : 0;
+	if (err)
+		goto out;
+	str[str_len] = '\0';
+	for (i = 0; i < num && !err; i++) {
+		const char *name = str + syms[i].st_name;
+
+		if (!ksym_type_is_text(types[i]))
+			continue;
+		/* the type's case as elf_type() gave it: kallsyms recases by export */
+		err = ksym_feed__add(f, syms[i].st_value, types[i], name, strlen(name), mod,
+				     mod_len);
+	}
+out:
+	free(syms);
+	free(types);
+	free(str);
+	return err;
+}
