@@ -225,7 +225,7 @@ $(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/se
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
-FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter glob config)
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive glob config)
 
 define fuzz_format
 $(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(KSYM_HDRS)
@@ -246,6 +246,10 @@ $(OUTPUT)/fuzz/fuzz_build: tests/fuzz/fuzz_build.c $(KSYM_SRCS) $(KSYM_HDRS)
 $(OUTPUT)/fuzz/fuzz_iter: tests/fuzz/fuzz_iter.c $(KSYM_SRCS) $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_iter.c,$(KSYM_SRCS)) -lelf -o $@
+
+$(OUTPUT)/fuzz/fuzz_modlive: tests/fuzz/fuzz_modlive.c $(KSYM_SRCS) $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< $(KSYM_SRCS) -lelf -o $@
 
 $(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
@@ -302,10 +306,19 @@ bench-model: all $(DATA)
 bench-vm: all examples $(OUTPUT)/tests/iter_dump
 	OUTPUT=$(OUTPUT) tests/vm/bench.sh 6.12
 
-# The daemon soak (docs/reliability.md): SOAK_MINUTES (10) under load and reloads.
+# The tool built with ASan/UBSan (dynamic: the sanitizers' runtimes are shared
+# libraries), for the daemon soak; not installed anywhere.
+$(OUTPUT)/ksymattach-asan: $(APP_SRCS) $(KSYM_SRCS) $(APP_HDRS) $(LIBBPF_OBJ) $(OUTPUT)/ksymattach
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC) -Ilib/ksym -Isrc/engine \
+		-Isrc/output -Isrc/common -Isrc/service -Ibench -Ikmodel -Ibpf $(BPF_INC) \
+		-DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"' \
+		$(APP_SRCS) $(KSYM_SRCS) $(LIBBPF_OBJ) $(APP_LDLIBS) -o $@
+
+# The daemon soak (docs/reliability.md): SOAK_MINUTES (10) under load and reloads;
+# SOAK_ASAN=1: the sanitized build.
 .PHONY: soak
-soak: all
-	OUTPUT=$(OUTPUT) tests/vm/soak.sh $(or $(SOAK_MINUTES),10)
+soak: all $(if $(SOAK_ASAN),$(OUTPUT)/ksymattach-asan)
+	OUTPUT=$(OUTPUT) SOAK_ASAN=$(SOAK_ASAN) tests/vm/soak.sh $(or $(SOAK_MINUTES),10)
 
 # Re-capture the guests' symbol files into tests/data (commit the result).
 .PHONY: fixtures

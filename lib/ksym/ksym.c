@@ -303,11 +303,11 @@ static struct ksym_akeys *akeys_build(const struct ksym_table *t)
 	 * modules. Below them (per-cpu offsets, unresolved names) the entries
 	 * are searched themselves.
 	 */
-	top = ksym_ent_addr(t, &t->ents[t->cnt - 1]);
+	top = ksym_ent_addr(t, ksym_ent_at(t, t->cnt - 1));
 	for (; first < t->cnt; first++) {
-		const struct ksym_ent *e = &t->ents[first];
+		const struct ksym_ent *e = ksym_ent_at(t, first);
 
-		if (!(e->flags & KSYM_F_UNRESOLVED) && top - ksym_ent_addr(t, e) <= UINT32_MAX)
+		if (!(ksym_ent_flags(t, e) & KSYM_F_UNRESOLVED) && top - ksym_ent_addr(t, e) <= UINT32_MAX)
 			break;
 	}
 	if (first == t->cnt)
@@ -316,9 +316,9 @@ static struct ksym_akeys *akeys_build(const struct ksym_table *t)
 	if (!k)
 		return NULL;
 	k->first = first;
-	k->base = ksym_ent_addr(t, &t->ents[first]);
+	k->base = ksym_ent_addr(t, ksym_ent_at(t, first));
 	for (i = first; i < t->cnt; i++)
-		k->k[i - first] = ksym_ent_addr(t, &t->ents[i]) - k->base;
+		k->k[i - first] = ksym_ent_addr(t, ksym_ent_at(t, i)) - k->base;
 	return k;
 }
 
@@ -390,6 +390,7 @@ void ksym_table__free(struct ksym_table *t)
 			ksym_mem_free(t->ents, t->ent_cap * sizeof(*t->ents));
 		}
 		free(t->mod_base);
+		free(t->order);
 		munmap(t->map, t->map_len);
 		free(t);
 		return;
@@ -416,14 +417,14 @@ static void fill(const struct ksym_table *t, const struct ksym_ent *e, struct ks
 	out->name = ksym_ent_name(t, e);
 	out->module = ksym_ent_mod(t, e);
 	out->type = e->type;
-	out->flags = e->flags;
+	out->flags = ksym_ent_flags(t, e);
 }
 
 int ksym_table__at(const struct ksym_table *t, size_t i, struct ksym *out)
 {
 	if (i >= t->cnt)
 		return -ERANGE;
-	fill(t, &t->ents[i], out);
+	fill(t, ksym_ent_at(t, i), out);
 	return 0;
 }
 
@@ -463,7 +464,8 @@ static const char *split_module(const char *s, char *buf, size_t len, const char
  */
 static int match_cmp(const struct ksym_table *t, uint32_t a, uint32_t b)
 {
-	int ua = t->ents[a].flags & KSYM_F_UNRESOLVED, ub = t->ents[b].flags & KSYM_F_UNRESOLVED;
+	int ua = ksym_ent_flags(t, &t->ents[a]) & KSYM_F_UNRESOLVED;
+	int ub = ksym_ent_flags(t, &t->ents[b]) & KSYM_F_UNRESOLVED;
 
 	if (ua != ub)
 		return ua ? 1 : -1;
@@ -654,24 +656,25 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 		/* several symbols at one address: report the first one listed */
 		while (lo - 1 > ak->first && ak->k[lo - 2 - ak->first] == ak->k[lo - 1 - ak->first])
 			lo--;
-		fill(t, &t->ents[lo - 1], out);
+		fill(t, ksym_ent_at(t, lo - 1), out);
 		return 0;
 	}
 	/* first position with addr' > addr, then step back */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ksym_ent_addr(t, &t->ents[mid]) <= addr)
+		if (ksym_ent_addr(t, ksym_ent_at(t, mid)) <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || (t->ents[lo - 1].flags & KSYM_F_UNRESOLVED))
+	if (lo == 0 || (ksym_ent_flags(t, ksym_ent_at(t, lo - 1)) & KSYM_F_UNRESOLVED))
 		return -ENOENT;
 	/* several symbols at one address: report the first one listed */
-	while (lo > 1 && ksym_ent_addr(t, &t->ents[lo - 2]) == ksym_ent_addr(t, &t->ents[lo - 1]))
+	while (lo > 1 && ksym_ent_addr(t, ksym_ent_at(t, lo - 2)) ==
+			 ksym_ent_addr(t, ksym_ent_at(t, lo - 1)))
 		lo--;
-	fill(t, &t->ents[lo - 1], out);
+	fill(t, ksym_ent_at(t, lo - 1), out);
 	return 0;
 }
 
@@ -688,7 +691,7 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
 		return -ENAMETOOLONG;
 	plen = strcspn(glob, "*?[");
 	for (i = 0; i < t->cnt; i++) {
-		const struct ksym_ent *e = &t->ents[i];
+		const struct ksym_ent *e = ksym_ent_at(t, i);
 		const char *name = ksym_ent_name(t, e);
 
 		/* literal prefix first: most names fail in the first byte or two */
@@ -907,6 +910,7 @@ struct ksym_table *ksym_table__merge(const struct ksym_table *a, const struct ks
 	for (i = 0; i < a->cnt; i++) {
 		t->ents[i] = a->ents[i];
 		t->ents[i].addr = ksym_ent_addr(a, &a->ents[i]);
+		t->ents[i].flags = ksym_ent_flags(a, &a->ents[i]);
 	}
 	for (i = 0; i < b->cnt; i++) {
 		struct ksym_ent *e = &t->ents[a->cnt + i];

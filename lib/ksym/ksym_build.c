@@ -323,7 +323,7 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 		const struct ksym_ent *e = &t->ents[i];
 		uint32_t g = group[e->mod];
 
-		if (g == UINT32_MAX || (e->flags & KSYM_F_UNRESOLVED) ||
+		if (g == UINT32_MAX || (ksym_ent_flags(t, e) & KSYM_F_UNRESOLVED) ||
 		    ksym_ent_addr(t, e) < (g ? lm[g]->base : l->text))
 			continue;
 		order[n++] = i;
@@ -566,15 +566,6 @@ static int group_cmp(const void *a, const void *b)
 }
 
 /* A reference (entry index + 1 in KSYM_IX_IDX) moved with its entry's group. */
-static uint32_t shift_ref(uint32_t r, const struct ksym_ent *ents, const int64_t *delta)
-{
-	uint32_t i = r & KSYM_IX_IDX;
-
-	if (!i)
-		return r;
-	return (r & ~KSYM_IX_IDX) | (uint32_t)(i + delta[ents[i - 1].mod]);
-}
-
 /*
  * Every module of the file loaded, in the file's order: the table is used
  * where it is mapped, each entry's base added as it is read (nothing is
@@ -599,9 +590,8 @@ struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 	struct group_pos *gp = NULL;
 	struct build_view v;
 	struct ksym_table *t = NULL;
-	int64_t *delta = NULL;
 	uint64_t *base = NULL;
-	size_t i, g, gcnt = 0, at, dropped = 0, known = 0;
+	size_t i, g, gcnt = 0, at, dropped = 0;
 	char name[64], *map;
 	struct stat st;
 	int err = ENOMEM;
@@ -623,10 +613,9 @@ struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 		goto fail;
 	}
 	base = calloc(v.h->mod_cnt + 1, sizeof(*base));
-	delta = calloc(v.h->mod_cnt + 1, sizeof(*delta));
 	gp = calloc(v.h->mod_cnt + 1, sizeof(*gp));
 	t = calloc(1, sizeof(*t));
-	if (!base || !delta || !gp || !t)
+	if (!base || !gp || !t)
 		goto fail;
 	base[0] = l->text;
 	for (i = 0; i < v.h->mod_cnt; i++) {
@@ -636,13 +625,13 @@ struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 		/* not loaded now, another build of it, or where it is hidden: its
 		 * entries stay unresolved */
 		if (!m || m->id_len != b->id_len || memcmp(m->id, b->id, b->id_len) || !m->base) {
+			base[i + 1] = KSYM_BASE_NONE;
 			dropped += b->cnt;
 			continue;
 		}
 		base[i + 1] = m->base;
 		gp[gcnt].base = m->base;
 		gp[gcnt++].mod = i + 1;
-		known++;
 	}
 	/* the loaded modules no group of the file is (of this build) */
 	*unknown = 0;
@@ -664,66 +653,37 @@ struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 		if (names_len && used + strlen(m->name) + 6 < names_len)
 			snprintf(names + used, names_len - used, "%s%s", used ? ", " : "", m->name);
 	}
-	(void)known;
 	qsort(gp, gcnt, sizeof(*gp), group_cmp);
-	if (!dropped && in_place(&v, gp, gcnt)) {
-		t->ents = v.t.ents;
-		t->ix = v.t.ix;
-		t->mod_base = base;
-		base = NULL;
-		goto done;
-	}
+	/*
+	 * Used where it is mapped either way: in the file's order where this boot
+	 * placed the groups so, else through an order of positions (the
+	 * unresolved first, then vmlinux, then the modules by base).
+	 */
+	if (dropped || !in_place(&v, gp, gcnt)) {
+		if (!groups_hold(&v)) {
+			err = EBADMSG;
+			goto fail;
+		}
+		t->order = malloc((v.h->cnt ? v.h->cnt : 1) * sizeof(*t->order));
+		if (!t->order)
+			goto fail;
+		at = 0;
+		for (i = 0; i < v.h->mod_cnt; i++)
+			for (g = 0; base[i + 1] == KSYM_BASE_NONE && g < v.mods[i].cnt; g++)
+				t->order[at++] = v.mods[i].first + g;
+		for (g = 0; g < v.h->vm_cnt; g++)
+			t->order[at++] = g;
+		for (i = 0; i < gcnt; i++) {
+			const struct build_mod *b = &v.mods[gp[i].mod - 1];
 
-	if (!groups_hold(&v)) {
-		err = EBADMSG;
-		goto fail;
-	}
-	t->ent_cap = v.h->cnt ? v.h->cnt : 1;
-	t->ents = ksym_mem_alloc(t->ent_cap * sizeof(*t->ents));
-	t->ix.mask = v.h->slot_mask;
-	t->ix.slots = ksym_mem_alloc(v.h->nslots * sizeof(*t->ix.slots));
-	t->ix.dup_cap = t->ent_cap;
-	t->ix.dup_next = malloc(t->ix.dup_cap * sizeof(*t->ix.dup_next));
-	if (!t->ents || !t->ix.slots || !t->ix.dup_next)
-		goto fail;
-	/* unresolved first (address 0), then vmlinux, then the modules by base */
-	at = 0;
-	for (i = 0; i < v.h->mod_cnt; i++) {
-		const struct build_mod *b = &v.mods[i];
-
-		if (base[i + 1])
-			continue;
-		delta[i + 1] = (int64_t)at - b->first;
-		for (g = 0; g < b->cnt; g++) {
-			struct ksym_ent *e = &t->ents[at++];
-
-			*e = v.t.ents[b->first + g];
-			e->addr = 0;
-			e->flags |= KSYM_F_UNRESOLVED;
+			for (g = 0; g < b->cnt; g++)
+				t->order[at++] = b->first + g;
 		}
 	}
-	delta[0] = at;
-	for (g = 0; g < v.h->vm_cnt; g++) {
-		t->ents[at] = v.t.ents[g];
-		t->ents[at++].addr += l->text;
-	}
-	for (i = 0; i < gcnt; i++) {
-		const struct build_mod *b = &v.mods[gp[i].mod - 1];
-
-		delta[gp[i].mod] = (int64_t)at - b->first;
-		for (g = 0; g < b->cnt; g++) {
-			t->ents[at] = v.t.ents[b->first + g];
-			t->ents[at++].addr += gp[i].base;
-		}
-	}
-	for (i = 0; i < v.h->nslots; i++) {
-		t->ix.slots[i] = v.t.ix.slots[i];
-		t->ix.slots[i].ref = shift_ref(v.t.ix.slots[i].ref, v.t.ents, delta);
-	}
-	for (i = 0; i < v.h->cnt; i++)
-		t->ix.dup_next[i + delta[v.t.ents[i].mod]] =
-			shift_ref(v.t.ix.dup_next[i], v.t.ents, delta);
-done:
+	t->ents = v.t.ents;
+	t->ix = v.t.ix;
+	t->mod_base = base;
+	base = NULL;
 	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
 		anchors[i] = v.h->anchors[i] ? v.h->anchors[i] - 1 + l->text : 0;
 	l->mod_btf_known = true;
@@ -739,29 +699,20 @@ done:
 	t->fmt = KSYM_FMT_FUNCS_ADDRS;
 	t->map = map;
 	t->map_len = st.st_size;
+	free(gp);
 	/* modules above vmlinux, apart from each other: else the order is not this */
 	for (i = dropped + 1; i < t->cnt; i++)
-		if (ksym_ent_addr(t, &t->ents[i - 1]) > ksym_ent_addr(t, &t->ents[i])) {
+		if (ksym_ent_addr(t, ksym_ent_at(t, i - 1)) > ksym_ent_addr(t, ksym_ent_at(t, i))) {
 			ksym_table__free(t);
-			free(base);
-			free(delta);
-			free(gp);
 			errno = ESTALE;
 			return NULL;
 		}
-	free(base);
-	free(delta);
-	free(gp);
 	return t;
 fail:
-	if (t) {
-		ksym_mem_free(t->ents, t->ent_cap * sizeof(*t->ents));
-		ksym_mem_free(t->ix.slots, (t->ix.mask + 1ul) * sizeof(*t->ix.slots));
-		free(t->ix.dup_next);
-		free(t);
-	}
+	if (t)
+		free(t->order);
+	free(t);
 	free(base);
-	free(delta);
 	free(gp);
 	munmap(map, st.st_size);
 	errno = err;

@@ -75,9 +75,18 @@ static uint64_t get64(const unsigned char *p, int off)
 int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
 		       struct ksym_feed *f)
 {
+	uint64_t at;
+	int err = this_module(mod, &at);
+
+	return err ? err : ksym_modlive__read_at(kc, b, mod, at, f);
+}
+
+int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
+			  uint64_t at, struct ksym_feed *f)
+{
 	const int *o = b->off;
 	unsigned char m[MOD_STRUCT_MAX], k[MOD_STRUCT_MAX];
-	uint64_t at, kat, symtab, strtab, typetab;
+	uint64_t kat, symtab, strtab, typetab;
 	size_t i, need, str_len = 0, mod_len = strlen(mod);
 	Elf64_Sym *syms = NULL;
 	char *types = NULL, *str = NULL;
@@ -87,9 +96,6 @@ int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, cons
 	for (j = 0; j < KSYM_MOD_OFF_CNT; j++)
 		if (o[j] < 0 || o[j] > MOD_STRUCT_MAX - MOD_NAME_LEN)
 			return -EOPNOTSUPP;
-	err = this_module(mod, &at);
-	if (err)
-		return err;
 	need = (o[KSYM_MOD_NAME] > o[KSYM_MOD_KALLSYMS] ? o[KSYM_MOD_NAME] : o[KSYM_MOD_KALLSYMS]) +
 	       MOD_NAME_LEN;
 	err = ksym_kcore__read_bulk(kc, at, m, need);
@@ -125,7 +131,7 @@ int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, cons
 	/* the names: as far as the last function's, and a longest name past it */
 	for (i = 0; i < num; i++)
 		if (ksym_type_is_text(types[i]) && syms[i].st_name >= str_len)
-			str_len = syms[i].st_name + 1;
+			str_len = (size_t)syms[i].st_name + 1;	/* (a u32: ~0 + 1 is 0) */
 	str_len = str_len ? str_len + MOD_NAME_MAX : 0;
 	if (str_len > MOD_STR_MAX) {
 		err = -EBADMSG;
@@ -142,10 +148,11 @@ int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, cons
 		goto out;
 	str[str_len] = '\0';
 	for (i = 0; i < num && !err; i++) {
-		const char *name = str + syms[i].st_name;
+		const char *name;
 
-		if (!ksym_type_is_text(types[i]))
+		if (!ksym_type_is_text(types[i]) || syms[i].st_name >= str_len)
 			continue;
+		name = str + syms[i].st_name;
 		/* the type's case as elf_type() gave it: kallsyms recases by export */
 		err = ksym_feed__add(f, syms[i].st_value, types[i], name, strlen(name), mod,
 				     mod_len);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -980,6 +981,22 @@ static void nap(unsigned int *ns)
 #define RING_SIZE (RING_CHUNK * RING_CHUNKS)
 #define SINGLE_READ (RING_CHUNK < (64u << 10) ? RING_CHUNK : (64u << 10))
 
+/* What ends a read before its end: a signal's flag (the caller's), or the parser gone. */
+struct read_stop {
+	const volatile sig_atomic_t *sig;
+	const _Atomic bool *gone;
+	bool may_block;		/* a pipe or a device: a read can wait forever */
+};
+
+static bool read_stopped(const struct read_stop *rs)
+{
+	return (rs->sig && *rs->sig) ||
+	       (rs->gone && atomic_load_explicit(rs->gone, memory_order_relaxed));
+}
+
+/* a read of a pipe is waited on in slices this long, the flags looked at between */
+#define READ_SLICE_MS 20
+
 struct ring {
 	int fd;
 	char *mem;
@@ -988,16 +1005,32 @@ struct ring {
 	_Atomic size_t freed;	/* chunks given back (the parser's) */
 	_Atomic bool done;	/* no chunk after filled; err set before */
 	_Atomic bool stop;	/* the parser is gone */
+	struct read_stop rs;	/* the reader's: stop above, and the caller's */
 	int err;
 };
 
-/* Up to cap bytes, fewer only at the end of the file; or -errno. */
-static ssize_t read_full(int fd, char *buf, size_t cap)
+/*
+ * Up to cap bytes, fewer only at the end of the file; or -errno (-EINTR:
+ * stopped). A writer that keeps a pipe open and writes nothing would hold a
+ * plain read() forever, deaf to signals (the handler restarts it).
+ */
+static ssize_t read_full(int fd, const struct read_stop *rs, char *buf, size_t cap)
 {
 	size_t len = 0;
 	ssize_t n;
 
 	while (len < cap) {
+		if (read_stopped(rs))
+			return -EINTR;
+		if (rs->may_block) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			int r = poll(&p, 1, READ_SLICE_MS);
+
+			if (r < 0 && errno != EINTR)
+				return -errno;
+			if (r <= 0)
+				continue;
+		}
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1023,7 +1056,7 @@ static void *ring_read(void *arg)
 			nap(&ns);
 		if (atomic_load_explicit(&r->stop, memory_order_relaxed))
 			return NULL;
-		n = read_full(r->fd, r->mem + k % RING_CHUNKS * RING_CHUNK, RING_CHUNK);
+		n = read_full(r->fd, &r->rs, r->mem + k % RING_CHUNKS * RING_CHUNK, RING_CHUNK);
 		if (n < 0)
 			r->err = n;
 		else
@@ -1037,9 +1070,9 @@ static void *ring_read(void *arg)
 }
 
 static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int fd,
-				    bool threaded, size_t arena_cap, size_t ent_hint)
+				    bool threaded, bool may_block, size_t arena_cap, size_t ent_hint)
 {
-	struct ring r = { .fd = fd };
+	struct ring r = { .fd = fd, .rs = { .sig = ps->stop, .gone = &r.stop, .may_block = may_block } };
 	struct ksym_table *t;
 	uint64_t t0, t1, read_ns = 0;
 	unsigned int ns = NAP_MIN_NS;
@@ -1071,7 +1104,7 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 		 */
 		for (;;) {
 			t1 = ksym_now_ns();
-			n = read_full(fd, r.mem, SINGLE_READ);
+			n = read_full(fd, &r.rs, r.mem, SINGLE_READ);
 			read_ns += ksym_now_ns() - t1;
 			if (n <= 0)
 				break;
@@ -1087,6 +1120,10 @@ static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int
 
 		if (f == consumed) {
 			if (!atomic_load_explicit(&r.done, memory_order_acquire)) {
+				if (ps->stop && *ps->stop) {
+					err = -EINTR;	/* the reader sees it too */
+					break;
+				}
 				nap(&ns);
 				continue;
 			}
@@ -1152,7 +1189,8 @@ struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
 		ents = ps.want_cnt * 2 + 1024;
 		arena = ps.want_cnt * 32 + (64u << 10);
 	}
-	t = load_ring(&ps, fmt, fd, generated && sysconf(_SC_NPROCESSORS_ONLN) > 1, arena, ents);
+	t = load_ring(&ps, fmt, fd, generated && sysconf(_SC_NPROCESSORS_ONLN) > 1,
+		      S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode), arena, ents);
 	err = errno;
 	close(fd);
 	errno = err;

@@ -44,7 +44,7 @@ static void print_hist(FILE *f, const struct kattach_target *t)
 		return;
 	fprintf(f, "%24s : %-10s distribution\n", "nsecs", "count");
 	for (i = first; i <= last; i++) {
-		char range[40];
+		char range[48];	/* two 20-digit numbers and " -> " */
 
 		snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, (uint64_t)1 << i,
 			 ((uint64_t)1 << (i + 1)) - 1);

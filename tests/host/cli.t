@@ -142,4 +142,28 @@ is "$(json 'my @v = @{$j->{variants}}; print $v[0]{miss_skipped} > 10 * $v[3]{mi
 	"yes" "kernel model: 16:1 markers skip over ten times fewer records than 256:1"
 is "$(json 'my @v = @{$j->{variants}}; print $v[4]{hit_skipped}, ",", $v[3]{extra_bytes} > 0 ? "more" : "none"' "$tmp/model.json")" \
 	"0,more" "kernel model: batch offsets skip nothing; 16:1 costs bytes"
+# A symbol file that never ends, read from a pipe: a writer that keeps it open
+# and writes nothing, one that writes a line every 10 ms, one that writes as fast
+# as it can. SIGTERM/SIGINT end each run at once (before: the first held the read
+# until the writer closed, the second until a 256 KiB chunk filled, minutes).
+mkfifo "$tmp/fifo"
+sig_pipe() { # DESC SIGNAL WRITER-CMD
+	local d=$1 s=$2 w p rc t0 t1 lat want=143
+	[ "$s" = INT ] && want=130
+	sh -c "$3" > "$tmp/fifo" 2> /dev/null & w=$!
+	"$K" -l -p 'vfs_*' --kallsyms "$tmp/fifo" > /dev/null 2> "$tmp/sig.err" & p=$!
+	sleep 0.3
+	t0=$(date +%s%N); kill -"$s" $p; wait $p; rc=$?; t1=$(date +%s%N)
+	kill $w 2> /dev/null; wait $w 2> /dev/null
+	lat=$(( (t1 - t0) / 1000000 ))
+	# (100 ms is the goal; 4-8 ms measured on this host: the bound leaves room for a busy one)
+	if [ $rc -eq $want ] && [ $lat -le 250 ] && grep -q "interrupted while reading" "$tmp/sig.err"; then
+		ok "SIG$s while reading a pipe ($d): exit $rc after $lat ms"
+	else
+		nok "SIG$s while reading a pipe ($d): rc $rc after $lat ms ($(head -c 200 "$tmp/sig.err"))"
+	fi
+}
+sig_pipe "a writer that writes nothing" TERM 'exec sleep 60'
+sig_pipe "a line every 10 ms" INT 'while :; do echo "ffffffff81000000 T vfs_read"; sleep 0.01; done'
+sig_pipe "as fast as it can" TERM 'exec yes "ffffffff81000000 T vfs_read"'
 echo "1..$n"

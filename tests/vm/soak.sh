@@ -2,9 +2,13 @@
 # soak.sh [MINUTES]: the daemon soak (a longer run, not in make check): in the 6.12
 # guest, `ksymattach daemon` under a steady syscall load for MINUTES (default 10),
 # reloaded every 10 s with one of two configs in turn, while a reader checks every
-# version of its outputs. Prints the daemon's RSS, open fds and BPF links at the
-# start and the end; fails when a counter went backwards, an output was ever seen
-# incomplete, or the daemon died. `make soak` runs it.
+# version of its outputs, and a module is loaded and unloaded in a loop (dummy:
+# config a attaches its functions, b does not, so an unload succeeds in b's turns
+# and is refused while attached). Prints the daemon's RSS, open fds and BPF links
+# at the start and the end; fails when a counter went backwards, an output was
+# ever seen incomplete, the daemon died, or a link was left. `make soak` runs it;
+# SOAK_ASAN=1 runs the ASan/UBSan build (its libraries from this host), where any
+# report of the sanitizers fails it too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -13,13 +17,21 @@ case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 mins=${1:-10}
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
 mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$share/bin/"
+run=/host/bin/ksymattach
+if [ -n "${SOAK_ASAN:-}" ]; then
+	mkdir -p "$share/lib"
+	cp "$OUTPUT/ksymattach-asan" "$share/bin/"
+	for lib in $(ldd "$OUTPUT/ksymattach-asan" | grep -o '/[^ ]*'); do cp -L "$lib" "$share/lib/"; done
+	run="/host/lib/ld-linux-x86-64.so.2 --library-path /host/lib /host/bin/ksymattach-asan"
+fi
 cat > "$share/job" <<JOB
 mins=$mins
+K="$run"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 JOB
 cat >> "$share/job" <<'JOB'
-K=/host/bin/ksymattach
 D=/tmp/soak; mkdir -p $D/out
-printf 'pattern = vfs_*\npattern = ksys_*\ninterval = 1s\njson_dir = %s/out\nprom_file = %s/out/k.prom\n' $D $D > $D/a.conf
+printf 'pattern = vfs_*\npattern = ksys_*\npattern = dummy:*\ninterval = 1s\njson_dir = %s/out\nprom_file = %s/out/k.prom\n' $D $D > $D/a.conf
 printf 'pattern = vfs_*\npattern = do_sys_*\nexclude = vfs_fsync*\ninterval = 1s\njson_dir = %s/out\nprom_file = %s/out/k.prom\n' $D $D > $D/b.conf
 cp $D/a.conf $D/k.conf
 $K daemon --config $D/k.conf > $D/d.out 2> $D/d.err &
@@ -47,6 +59,16 @@ load=$!
   done
   echo "reader: $seen versions read, $bad incomplete, $back times vfs_read went backwards, last $prev" > $D/reader ) &
 reader=$!
+# a module in and out: loaded, unloaded where nothing holds it
+( ins=0; outs=0
+  while [ ! -e $D/stop ]; do
+	insmod /modules/dummy.ko 2>/dev/null && ins=$((ins + 1))
+	sleep 2
+	rmmod dummy 2>/dev/null && outs=$((outs + 1))
+	sleep 1
+  done
+  echo "modules: dummy loaded $ins times, unloaded $outs times" > $D/modules ) &
+mods=$!
 end=$(($(date +%s) + mins * 60)); n=0
 while [ "$(date +%s)" -lt $end ] && kill -0 $pid 2>/dev/null; do
 	sleep 10
@@ -57,14 +79,17 @@ done
 alive=0; kill -0 $pid 2>/dev/null && alive=1
 sleep 3
 sample end
-touch $D/stop; wait $reader
+touch $D/stop; wait $reader; wait $mods
 kill $load 2>/dev/null
 kill -TERM $pid; wait $pid; rc=$?
-cat $D/reader
+cat $D/reader $D/modules
 echo "reloads: $n, daemon alive at the end: $alive, exit on SIGTERM: $rc, links after: $(bpftool link show | grep -c kprobe_multi)"
 grep -c 'reload: ' $D/d.err | sed 's/^/reload lines in the log: /'
 grep -v 'reload: \|^ksymattach: start' $D/d.err | head -5
-grep -q ' 0 incomplete, 0 times' $D/reader && [ $alive = 1 ] && [ $rc = 0 ]
+san=$(grep -c 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' $D/d.err)
+echo "sanitizer reports: $san"
+grep -q ' 0 incomplete, 0 times' $D/reader && [ $alive = 1 ] && [ $rc = 0 ] && [ $san = 0 ] &&
+	[ "$(bpftool link show | grep -c kprobe_multi)" = 0 ]
 JOB
 "$here/vm.sh" run 6.12 "$share" $((mins * 60 + 300))
 grep -v '^# vm-done' "$share/out/log"

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer target for the reader of a module's symbols in kernel memory
+ * (ksym_modlive.c): the input is that memory. A kcore-like ELF file maps it at
+ * a module-area address; the harness writes the module's name where the
+ * layout says (else the reader stops at its first check), and takes the
+ * input's first bytes as the pointers and the count inside struct
+ * mod_kallsyms, so that mutations reach the symbol table, types and names.
+ * Whatever is read must be bounded, and every symbol kept found by its name.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../lib/ksym/ksym_internal.h"
+
+#define BASE 0xffffffffc0400000ull
+#define IMG_MIN 1024
+#define IMG_MAX (1u << 20)
+#define KALLSYMS_AT 256		/* where the harness puts struct mod_kallsyms */
+
+static const struct ksym_mod_btf layout = { .off = { 24, 96, 0, 8, 16, 24 } };
+static char path[] = "/tmp/ksym-fuzz-kcore.XXXXXX";
+static int fd = -1;
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void write_kcore(const unsigned char *img, size_t len)
+{
+	struct {
+		Elf64_Ehdr eh;
+		Elf64_Phdr ph;
+	} h = {
+		.eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+				     EV_CURRENT },
+			.e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			.e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 },
+		.ph = { .p_type = PT_LOAD, .p_offset = 4096, .p_vaddr = BASE, .p_filesz = len,
+			.p_memsz = len },
+	};
+
+	if (ftruncate(fd, 0) || pwrite(fd, &h, sizeof(h), 0) != sizeof(h) ||
+	    pwrite(fd, img, len, 4096) != (ssize_t)len)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ksym_parse_opts o = { .text_only = true };
+	unsigned char *img;
+	struct ksym_kcore *kc;
+	struct ksym_feed *f;
+	struct ksym_table *t;
+	uint16_t sym_off, str_off, type_off, num;
+	size_t len, i;
+	int err;
+
+	if (size < 8)
+		return 0;
+	memcpy(&sym_off, data, 2);
+	memcpy(&str_off, data + 2, 2);
+	memcpy(&type_off, data + 4, 2);
+	memcpy(&num, data + 6, 2);
+	len = size - 8 < IMG_MIN ? IMG_MIN : size - 8 > IMG_MAX ? IMG_MAX : size - 8;
+	img = calloc(1, len);
+	if (!img)
+		abort();
+	memcpy(img, data + 8, size - 8 < len ? size - 8 : len);
+	/* the module's name, and its symbol tables (an offset past the image: unmapped) */
+	memcpy(img + layout.off[KSYM_MOD_NAME], "fz", 3);
+	put64(img + layout.off[KSYM_MOD_KALLSYMS], BASE + KALLSYMS_AT);
+	put64(img + KALLSYMS_AT + layout.off[KSYM_MODK_SYMTAB], BASE + sym_off);
+	put64(img + KALLSYMS_AT + layout.off[KSYM_MODK_STRTAB], BASE + str_off);
+	put64(img + KALLSYMS_AT + layout.off[KSYM_MODK_TYPETAB], BASE + type_off);
+	memcpy(img + KALLSYMS_AT + layout.off[KSYM_MODK_NUM], &(uint32_t){ num }, 4);
+	if (fd < 0 && (fd = mkstemp(path)) < 0)
+		abort();
+	write_kcore(img, len);
+	free(img);
+	kc = ksym_kcore__open(path);
+	f = ksym_feed__new(&o, 64, 4096);
+	if (!kc || !f)
+		abort();
+	err = ksym_modlive__read_at(kc, &layout, "fz", BASE, f);
+	t = ksym_feed__end(f, err);
+	ksym_kcore__close(kc);
+	if (!t) {
+		if (errno != EFAULT && errno != EIO && errno != EBADMSG && errno != ESTALE &&
+		    errno != EFBIG && errno != EPERM) {	/* EPERM: every address 0 */
+			fprintf(stderr, "fuzz_modlive: unexpected error %d\n", errno);
+			abort();
+		}
+		return 0;
+	}
+	/* each kept: a text symbol of this module, found by its name */
+	for (i = 0; i < ksym_table__cnt(t); i++) {
+		struct ksym s, g;
+
+		ksym_table__at(t, i, &s);
+		if (!s.module || strcmp(s.module, "fz") || !s.name[0] ||
+		    !ksym_type_is_text(s.type) ||
+		    ksym_table__find(t, s.name, "fz", &g, 1) < 1)
+			abort();
+	}
+	ksym_table__free(t);
+	return 0;
+}
