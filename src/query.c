@@ -235,7 +235,8 @@ int query__complete(const char *prefix, const struct query_opts *o)
 	if (err < 0)
 		goto out;
 	/* static functions repeat a name: each candidate once */
-	qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_str);
 	for (i = 0; i < l.n; i++)
 		if (!i || strcmp(l.v[i], l.v[i - 1]))
 			puts(l.v[i]);

@@ -873,7 +873,8 @@ void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 		memcpy(v[n++].name, d->d_name, strlen(d->d_name) + 1);	/* length checked */
 	}
 	/* the one just written counts as one of those kept */
-	qsort(v, n, sizeof(*v), aged_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), aged_cmp);	/* (v is NULL where none was found) */
 	for (i = keep > 0 ? keep - 1 : 0; i < n; i++)
 		unlinkat(dirfd(dp), v[i].name, 0);
 	closedir(dp);

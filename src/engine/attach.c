@@ -428,7 +428,8 @@ int kattach__resolve(struct kattach *a)
 		return err < 0 && !a->err[0] ? fail(a, err, "%s", strerror(-err)) : err;
 	}
 	/* One target per address: overlapping patterns and aliases collapse. */
-	qsort(a->targets, a->target_cnt, sizeof(*a->targets), target_cmp);
+	if (a->target_cnt > 1)	/* (none: targets may be NULL) */
+		qsort(a->targets, a->target_cnt, sizeof(*a->targets), target_cmp);
 	for (i = j = 0; i < a->target_cnt; i++)
 		if (!j || a->targets[j - 1].addr != a->targets[i].addr)
 			a->targets[j++] = a->targets[i];

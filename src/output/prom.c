@@ -125,7 +125,8 @@ int prom__view_of(struct prom_view *v, const struct kattach *a, struct prom_fn *
 		if (!(t[i].flags & KATTACH_F_EXCLUDED))
 			(*fns)[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
 	/* same-named statics would repeat a label set: one series, their sum */
-	qsort(*fns, k, sizeof(**fns), by_name);
+	if (k > 1)
+		qsort(*fns, k, sizeof(**fns), by_name);
 	for (i = m = 0; i < k; i++) {
 		if (m && !by_name(&(*fns)[m - 1], &(*fns)[i]))
 			prom__stat_add(&(*fns)[m - 1].stat, &(*fns)[i].stat);

@@ -192,7 +192,8 @@ static uint64_t *attached_addrs(const struct daemon *d, size_t *cnt)
 		memcpy(v + n, d->groups[i].addrs, d->groups[i].addr_cnt * sizeof(*v));
 		n += d->groups[i].addr_cnt;
 	}
-	qsort(v, n, sizeof(*v), cmp_u64);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_u64);
 	*cnt = n;
 	return v;
 }
@@ -216,7 +217,8 @@ static int group_index(struct group *g)
 			return -ENOMEM;
 		}
 	}
-	qsort(g->modules, m, sizeof(*g->modules), cmp_str);
+	if (m > 1)
+		qsort(g->modules, m, sizeof(*g->modules), cmp_str);
 	for (i = 0; i < m; i++) {
 		if (g->module_cnt && !strcmp(g->modules[g->module_cnt - 1], g->modules[i])) {
 			free(g->modules[i]);
@@ -356,7 +358,8 @@ static uint64_t modules_hash(char ***names, size_t *cnt)
 	free(line);
 	fclose(f);
 	if (names) {
-		qsort(v, n, sizeof(*v), cmp_str);
+		if (n > 1)
+			qsort(v, n, sizeof(*v), cmp_str);
 		*names = v;
 		*cnt = n;
 	}

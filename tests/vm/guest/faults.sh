@@ -38,3 +38,49 @@ check "ulimit -n 40, a link per function: one error naming the limit (rc $rc)" s
 	 grep -q 'out of file descriptors after [0-9]* links (this process, open files limit 40)' $O/nofile.err"
 sed 's/^/# /' $O/nofile.err
 is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "out of file descriptors: no link left"
+# kcore unreadable at the start (a file that is no ELF bound over it, as a locked
+# down kernel refuses it): tracefs' lists instead, the same functions
+$K -l -p 'vfs_*' --no-cache -o json > $O/kc-want.json 2> /dev/null
+: > $O/empty; mount -o bind $O/empty /proc/kcore
+$K -l -p 'vfs_*' --no-cache -o json -v > $O/kc.json 2> $O/kc.err
+rc=$?
+umount /proc/kcore
+grep -o '"name":"[^"]*"' $O/kc.json | sort > $O/kc.names
+grep -o '"name":"[^"]*"' $O/kc-want.json | sort > $O/kc-want.names
+check "kcore unreadable: the run succeeds from tracefs' lists, the same functions ($(wc -l < $O/kc.names))" sh -c \
+	"[ $rc -eq 0 ] && grep -q 'cannot read /proc/kcore.*using tracefs' $O/kc.err &&
+	 [ -s $O/kc.names ] && cmp -s $O/kc.names $O/kc-want.names"
+grep 'kcore' $O/kc.err | sed 's/^/# /'
+# the daemon, tracefs unmounted and kcore made unreadable under it, then a reload
+# that must resolve a new pattern (no /run cache): it holds /proc/kcore open from
+# its start and reads symbols through the iterator, so it goes on and attaches
+# it; a fresh run in the same state attaches too
+D=$O/dmn; mkdir -p $D
+conf() { printf 'interval = 1s\njson_dir = %s\nprom_file = %s/k.prom\n' $D $D > $D/k.conf
+	 for p in "$@"; do echo "pattern = $p" >> $D/k.conf; done; }
+links() { bpftool link show 2>/dev/null | grep -c '^[0-9]*:'; }
+conf vfs_read
+$K daemon --config $D/k.conf > $D/d.out 2> $D/d.err &
+dp=$!
+i=0; while [ ! -s $D/daemon.json ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+l0=$(links)
+umount /sys/kernel/tracing /sys/kernel/debug/tracing 2>/dev/null
+mount -o bind $O/empty /proc/kcore
+rm -rf /run/ksymattach
+conf vfs_read vfs_write
+kill -HUP $dp; sleep 5
+l1=$(links)
+alive=0; kill -0 $dp 2>/dev/null && alive=1
+check "daemon: tracefs unmounted and kcore unreadable under it, a reload that must resolve: running, the new pattern attached ($l0 -> $l1 links)" \
+	sh -c "[ $l0 -ge 1 ] && [ $l1 -gt $l0 ] && [ $alive = 1 ]"
+$K -p vfs_read --no-cache -o json > $O/fr.json 2> $O/fr.err
+rc=$?
+check "the same state, a fresh run: vfs_read attached all the same ($(grep -o '"source":"[^"]*"' $O/fr.json): debugfs mounts tracefs again when asked)" \
+	sh -c "[ $rc -eq 0 ] && grep -q '\"attached\":1' $O/fr.json"
+sed 's/^/# /' $O/fr.err
+umount /proc/kcore
+mount -t tracefs nodev /sys/kernel/tracing
+kill -TERM $dp; wait $dp; rc=$?
+is "$rc" 0 "daemon after faults: exit 0 on SIGTERM"
+grep -v '^ksymattach: start' $D/d.err | head -n 6 | sed 's/^/# /'
+is "$(links)" 0 "daemon after faults: no link left"
