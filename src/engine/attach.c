@@ -4,6 +4,7 @@
  * layer; the kernel only ever sees addresses, so it does no symbol lookup.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1118,13 +1119,57 @@ int kattach__collect(struct kattach *a)
 	return err == -ENOENT ? 0 : fail(a, err, "cannot read counters: %s", strerror(-err));
 }
 
+/*
+ * Closing a classic kprobe's link unregisters its kprobe in the closing
+ * thread, waiting on the kernel's grace periods: from a few threads at once
+ * the waits overlap. 73 of them (`vfs_*`, 6.1 TCG guest, runs alternated):
+ * 2.8-3.3 s where one after another took 5.7-6.3 s, a SIGTERM's exit as long;
+ * 32 threads did no better than 8. A kprobe.multi link is one close.
+ */
+#define CLOSE_THREADS 8
+
+struct closer {
+	const int *fds;
+	size_t n, step;
+};
+
+static void *close_some(void *arg)
+{
+	const struct closer *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->n; i += c->step)
+		close(c->fds[i]);
+	return NULL;
+}
+
+static void close_links(const int *fds, size_t n)
+{
+	struct closer c[CLOSE_THREADS];
+	pthread_t th[CLOSE_THREADS];
+	bool started[CLOSE_THREADS] = { false };
+	size_t k, t = n < 16 ? 1 : CLOSE_THREADS;
+
+	for (k = 0; k < t; k++)
+		c[k] = (struct closer){ .fds = fds + k, .n = n > k ? n - k : 0, .step = t };
+	/* this thread takes stripe 0, and any stripe no thread could be made for */
+	for (k = 1; k < t; k++)
+		started[k] = !pthread_create(&th[k], NULL, close_some, &c[k]);
+	close_some(&c[0]);
+	for (k = 1; k < t; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else
+			close_some(&c[k]);
+	}
+}
+
 int kattach__detach(struct kattach *a)
 {
 	uint64_t t0 = now_ns();
-	size_t i;
 
-	while (a->floor_link_cnt)
-		close(a->floor_links[--a->floor_link_cnt]);
+	close_links(a->floor_links, a->floor_link_cnt);
+	a->floor_link_cnt = 0;
 	free(a->floor_links);
 	a->floor_links = NULL;
 	if (a->floor_prog >= 0) {
@@ -1134,8 +1179,7 @@ int kattach__detach(struct kattach *a)
 	}
 	if (!a->link_cnt && !a->skel && !a->sskel && a->hp.map_fd < 0)
 		return 0;
-	for (i = 0; i < a->link_cnt; i++)
-		close(a->links[i]);
+	close_links(a->links, a->link_cnt);
 	a->link_cnt = 0;
 	free(a->links);
 	a->links = NULL;
