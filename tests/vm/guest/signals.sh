@@ -56,9 +56,10 @@ sig_daemon=
 is "$sig_bad" 0 "signals at $sig_runs points of cold, warm, session, compare and daemon runs: each ends cleanly"
 # Under TCG the guest runs some 10-20 times slower than the host: the bound is
 # the host's 100 ms scaled so, a measurement more than a limit (docs/reliability.md)
-# On 6.1 an exit detaches 73 classic kprobes, one kprobe unregistered each
-# (2.8-3.3 s in this guest, from eight threads): that is in its bound
-bound=3000; [ "$series" = 6.1 ] && bound=8000
+# On 6.1 an exit detaches up to 73 classic kprobes, one kprobe unregistered each
+# (2.8-3.3 s in this guest from eight threads; 6.1 s seen for a run signalled
+# mid-attach): that is in its bound
+bound=3000; [ "$series" = 6.1 ] && bound=12000
 echo "# slowest exit after a signal: $sig_max ms ($sig_max_at)"
 check "signals: every interrupted run exited within $((bound / 1000)) s of its signal under TCG ($sig_max ms)" \
 	[ "$sig_max" -le $bound ]
