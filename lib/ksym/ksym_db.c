@@ -36,6 +36,7 @@ struct ksym_db {
 	const char **names;		/* the patterns without wildcards */
 	size_t name_cnt;
 	bool filter_made;		/* prefixes and names made (pattern_filter) */
+	int filter_err;
 	unsigned int flux_waits;	/* re-reads of text caught mid-patch */
 	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
 	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
@@ -172,6 +173,12 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 {
 	struct ksym s;
 
+	/* a build cache holds sites only: ftrace's callers are its anchors, and
+	 * every ftrace or BPF trampoline is in the module area (as rebased_loc) */
+	if (db->rebased)
+		return addr == db->anchors[KSYM_ANCHOR_FTRACE_CALLER] ||
+		       addr == db->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
+		       addr >= 0xffffffffc0000000ull;
 	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr)
 		return !known && (addr < db->text_lo || addr >= db->text_hi);
 	if (s.module)
@@ -774,16 +781,12 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
  * prefixes for the others (nothing at all: anything), plus the symbols the
  * kcore check itself looks up: text bounds and trampolines.
  */
-static int pattern_filter(struct ksym_db *db)
+static int make_filter(struct ksym_db *db)
 {
 	static const char *const own[] = { "_stext", "_etext", "_sinittext", "_einittext",
 					   "ftrace_", "bpf_trampoline_" };
 	const size_t n_own = sizeof(own) / sizeof(own[0]);
 	size_t i, n = db->opts.pattern_cnt, globs = 0;
-
-	if (db->filter_made)
-		return 0;	/* the build cache's live modules asked first */
-	db->filter_made = true;
 
 	for (i = 0; i < n; i++) {
 		const char *g = db->opts.patterns[i], *colon = strchr(g, ':');
@@ -821,6 +824,16 @@ static int pattern_filter(struct ksym_db *db)
 		db->prefixes[globs + i] = (char *)own[i];
 	db->prefix_cnt = globs + n_own;
 	return 0;
+}
+
+/* Made once (the build cache's live modules may ask first), its error kept. */
+static int pattern_filter(struct ksym_db *db)
+{
+	if (!db->filter_made) {
+		db->filter_made = true;
+		db->filter_err = make_filter(db);
+	}
+	return db->filter_err;
 }
 
 struct hidden_ctx {

@@ -123,8 +123,8 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ksym_kcore__read_bulk(kc, symtab, syms, num * sizeof(*syms));
-	if (!err)
+	err = num ? ksym_kcore__read_bulk(kc, symtab, syms, num * sizeof(*syms)) : 0;
+	if (!err && num)
 		err = ksym_kcore__read_bulk(kc, typetab, types, num);
 	if (err)
 		goto out;
@@ -161,5 +161,6 @@ out:
 	free(syms);
 	free(types);
 	free(str);
-	return err;
+	/* a pointer to no kernel memory: the module went while it was read */
+	return err == -EFAULT ? -ESTALE : err;
 }

@@ -58,6 +58,22 @@ unknown_module() {
 	done
 	check "$1: only what the patterns match read from it: no /run cache (later runs take it as the whole table)" \
 		sh -c "! ls /run/ksymattach/funcs* > /dev/null 2>&1"
+	# traced by two others meanwhile: its sites call ftrace's own caller, which
+	# the build cache knows as an anchor only
+	$K -p 'dummy:*' -d 60 > /dev/null 2> $O/tr1.err & t1=$!
+	$K -p 'dummy:*' -d 60 > /dev/null 2> $O/tr2.err & t2=$!
+	i=0; while ! grep -q 'attached' $O/tr1.err $O/tr2.err 2>/dev/null ||
+		 [ "$(grep -l 'attached' $O/tr1.err $O/tr2.err 2>/dev/null | wc -l)" -lt 2 ]; do
+		[ $i -ge 300 ] && break
+		sleep 0.2; i=$((i + 1))
+	done
+	run_boot $1-unk-tr -p 'dummy:*' -o json
+	$K -p 'dummy:*' -o json --no-cache > $O/$1-unk-tr-cold.out 2> /dev/null
+	addrs $O/$1-unk-tr.out; addrs $O/$1-unk-tr-cold.out
+	check "$1: a module read live while two others trace it: the set a cold run attaches ($(json_int attached $O/$1-unk-tr.out) and $(json_int attached $O/$1-unk-tr-cold.out))" sh -c \
+		"grep -q '\"build_cache\":true' $O/$1-unk-tr.out && [ -s $O/$1-unk-tr.out.addrs ] &&
+		 cmp -s $O/$1-unk-tr.out.addrs $O/$1-unk-tr-cold.out.addrs"
+	kill -INT $t1 $t2; wait $t1 $t2
 	rmmod dummy
 }
 
