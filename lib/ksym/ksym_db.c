@@ -174,7 +174,7 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 	struct ksym s;
 
 	/* a build cache holds sites only: ftrace's callers are its anchors, and
-	 * every ftrace or BPF trampoline is in the module area (as rebased_loc) */
+	 * every ftrace or BPF trampoline is in the module area (x86-64) */
 	if (db->rebased)
 		return addr == db->anchors[KSYM_ANCHOR_FTRACE_CALLER] ||
 		       addr == db->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
@@ -249,7 +249,6 @@ static int text_site(struct ksym_db *db, uint64_t addr, unsigned char text[16], 
  */
 static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
 {
-	const uint64_t *a = db->anchors;
 	unsigned char text[16];
 	uint64_t call = 0;
 	int off, err;
@@ -265,8 +264,7 @@ static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc
 	 * every ftrace and BPF trampoline. An int3 over int3 padding is none.
 	 */
 	if (!err && (off == 0 || (off == -EAGAIN && memcmp(text + 1, "\xcc\xcc\xcc\xcc", 4))) &&
-	    (!call || call == a[KSYM_ANCHOR_FTRACE_CALLER] ||
-	     call == a[KSYM_ANCHOR_FTRACE_REGS_CALLER] || call >= 0xffffffffc0000000ull)) {
+	    (!call || is_trampoline(db, call, true))) {
 		*loc = sym->addr;
 		return 1;
 	}
