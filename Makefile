@@ -274,15 +274,18 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # The fleet tests (tests/vm/fleet-*.t) install the package: it is built first.
 # Two at a time, the VMs (the longest) first: each VM is one emulated CPU
 # (single-threaded TCG), so two keep both cores busy; what they share (downloads,
-# the root filesystem) is locked.
+# the root filesystem) is locked. The longest suite starts first: last, it ran
+# alone for minutes.
+VM_TESTS := tests/vm/linux-6.12.t tests/vm/fleet-6.12.t \
+	$(filter-out tests/vm/linux-6.12.t tests/vm/fleet-6.12.t,$(wildcard tests/vm/*.t))
 check: all examples deb $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS)
-	$(TEST_ENV) prove -j2 -f --exec '' tests/vm/*.t tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)
+	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS) tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
 check-host: all $(DATA)
 	$(TEST_ENV) prove -f --exec '' tests/host/*.t
 check-vm: all examples deb $(VM_TOOLS)
-	$(TEST_ENV) prove -j2 -f --exec '' tests/vm/*.t
+	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS)
 
 
 # The lookup layer against the reference methods, on the live table and the
