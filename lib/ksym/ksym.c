@@ -706,6 +706,84 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
 	return 0;
 }
 
+int ksym_table__mark(const struct ksym_table *t, const char *glob, uint8_t *marks)
+{
+	const char *module = NULL;
+	char modbuf[64];
+	size_t plen, i;
+
+	glob = split_module(glob, modbuf, sizeof(modbuf), &module);
+	if (!glob)
+		return -ENAMETOOLONG;
+	plen = strcspn(glob, "*?[");
+	for (i = 0; i < t->cnt; i++) {
+		const struct ksym_ent *e = ksym_ent_at(t, i);
+		const char *name = ksym_ent_name(t, e);
+
+		if (!strncmp(name, glob, plen) && ksym_glob_match(glob + plen, name + plen) &&
+		    (!module || mod_ok(t, e, module)))
+			marks[i / 8] |= 1u << (i % 8);
+	}
+	return 0;
+}
+
+struct ksym_table *ksym_table__select(const struct ksym_table *t, const uint8_t *marks)
+{
+	struct ksym_table *s = calloc(1, sizeof(*s));
+	size_t i, n = 0, len = 0;
+	int err = -ENOMEM;
+
+	if (!s)
+		return NULL;
+	for (i = 0; i < t->mod_cnt; i++)
+		len += strlen(t->buf + t->mods[i]) + 1;
+	for (i = 0; i < t->cnt; i++)
+		if (marks[i / 8] & (1u << (i % 8))) {
+			len += strlen(ksym_ent_name(t, ksym_ent_at(t, i))) + 1;
+			n++;
+		}
+	s->buf = malloc(len ? len : 1);
+	s->mods = malloc((t->mod_cnt + 1) * sizeof(*s->mods));
+	s->ent_cap = n ? n : 1;
+	s->ents = ksym_mem_alloc(s->ent_cap * sizeof(*s->ents));
+	if (!s->buf || !s->mods || !s->ents)
+		goto fail;
+	/* every module stays, by the same number: a module with none selected too */
+	for (i = 0; i < t->mod_cnt; i++) {
+		size_t l = strlen(t->buf + t->mods[i]) + 1;
+
+		memcpy(s->buf + s->len, t->buf + t->mods[i], l);
+		s->mods[i] = s->len;
+		s->len += l;
+	}
+	s->mod_cnt = t->mod_cnt;
+	/* positions in address order: the entries stay in it, their sizes t's */
+	for (i = 0; i < t->cnt; i++) {
+		const struct ksym_ent *e = ksym_ent_at(t, i);
+		struct ksym_ent *d = &s->ents[s->cnt];
+		size_t l;
+
+		if (!(marks[i / 8] & (1u << (i % 8))))
+			continue;
+		l = strlen(ksym_ent_name(t, e)) + 1;
+		*d = *e;
+		d->addr = ksym_ent_addr(t, e);
+		d->flags = ksym_ent_flags(t, e);
+		d->name = s->len;
+		memcpy(s->buf + s->len, ksym_ent_name(t, e), l);
+		s->len += l;
+		s->cnt++;
+	}
+	s->fmt = t->fmt;
+	err = ksym_index_build(&s->ix, s);
+	if (!err)
+		return s;
+fail:
+	ksym_table__free(s);
+	errno = -err;
+	return NULL;
+}
+
 static int name_cmp_r(const void *a, const void *b, void *arg)
 {
 	const struct ksym_table *t = arg;

@@ -271,6 +271,13 @@ static int mod_base_cmp(const void *a, const void *b)
 int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
 		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source)
 {
+	return ksym_build__store_as(dir, NULL, l, t, anchors, source);
+}
+
+int ksym_build__store_as(const char *dir, const char *file, const struct ksym_layout *l,
+			 const struct ksym_table *t, const uint64_t anchors[KSYM_ANCHOR_CNT],
+			 const char *source)
+{
 	struct ksym_table c = {};
 	struct build_hdr h = {};
 	struct build_mod *bm = NULL;
@@ -278,7 +285,7 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	const struct ksym_layout_mod **lm = NULL;
 	struct order_ctx oc;
 	size_t i, n = 0, groups = 1, slen = 0, scap = 1, ml, el, sl, dl, total, at;
-	char name[64], *pay = NULL;
+	char name[96], *pay = NULL;
 	int err;
 
 	if (!l->id_len)
@@ -415,7 +422,10 @@ int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct
 	memcpy(pay + ml + el + sl + dl, c.buf, slen);
 	h.payload_sum = ksym_sum64(pay, total);
 	h.hdr_sum = build_hdr_sum(&h);
-	ksym_build__name(l, name, sizeof(name));
+	if (file)
+		snprintf(name, sizeof(name), "%s", file);
+	else
+		ksym_build__name(l, name, sizeof(name));
 	err = ksym_cache_write(dir, name, &h, sizeof(h), pay, total);
 out:
 	ksym_index_free(&c.ix);
@@ -587,12 +597,19 @@ struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 				    uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown, char *names,
 				    size_t names_len)
 {
+	return ksym_build__load_as(dir, NULL, l, anchors, unknown, names, names_len);
+}
+
+struct ksym_table *ksym_build__load_as(const char *dir, const char *file, struct ksym_layout *l,
+				       uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown,
+				       char *names, size_t names_len)
+{
 	struct group_pos *gp = NULL;
 	struct build_view v;
 	struct ksym_table *t = NULL;
 	uint64_t *base = NULL;
 	size_t i, g, gcnt = 0, at, dropped = 0;
-	char name[64], *map;
+	char name[96], *map;
 	struct stat st;
 	int err = ENOMEM;
 
@@ -600,7 +617,10 @@ struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
 		errno = ENODATA;
 		return NULL;
 	}
-	ksym_build__name(l, name, sizeof(name));
+	if (file)
+		snprintf(name, sizeof(name), "%s", file);
+	else
+		ksym_build__name(l, name, sizeof(name));
 	map = ksym_cache_map(dir, name, sizeof(struct build_hdr), &st, true, false);
 	if (!map)
 		return NULL;
@@ -828,7 +848,7 @@ out:
 /* The newest first: builds booted lately are the ones booted again. */
 struct aged {
 	time_t mtime;
-	char name[64];
+	char name[96];
 };
 
 static int aged_cmp(const void *a, const void *b)
@@ -838,47 +858,81 @@ static int aged_cmp(const void *a, const void *b)
 	return x->mtime > y->mtime ? -1 : x->mtime < y->mtime;
 }
 
+struct aged_list {
+	struct aged *v;
+	size_t n, cap;
+};
+
+static void aged_add(struct aged_list *l, const char *name, time_t mtime)
+{
+	if (l->n == l->cap) {
+		struct aged *nv = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*nv));
+
+		if (!nv)
+			return;
+		l->v = nv;
+		l->cap = l->cap ? l->cap * 2 : 16;
+	}
+	l->v[l->n].mtime = mtime;
+	memcpy(l->v[l->n++].name, name, strlen(name) + 1);	/* length checked */
+}
+
+/* "match-<id>-<patterns>" is of the build "build-<id>" */
+static bool match_of(const char *match, const char *build)
+{
+	size_t n = strlen(build) - 6;
+
+	return !strncmp(match + 6, build + 6, n) && match[6 + n] == '-';
+}
+
 void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 {
-	struct aged *v = NULL;
-	size_t n = 0, cap = 0, i;
+	struct aged_list b = {}, m = {};
+	size_t i, j, kept_m = 0;
 	struct dirent *d;
 	DIR *dp = opendir(dir);
 
 	if (!dp)
 		return;
 	while ((d = readdir(dp))) {
+		bool build = !strncmp(d->d_name, "build-", 6), match = !strncmp(d->d_name, "match-", 6);
 		struct stat st;
 
+		if (fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    strlen(d->d_name) >= sizeof(b.v->name))
+			continue;
 		/* a writer killed between its temporary and the rename: gone after an hour */
-		if (!strncmp(d->d_name, ".build-", 7) &&
-		    !fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+		if ((!strncmp(d->d_name, ".build-", 7) || !strncmp(d->d_name, ".match-", 7)) &&
 		    st.st_mtime < time(NULL) - 3600) {
 			unlinkat(dirfd(dp), d->d_name, 0);
 			continue;
 		}
-		if (strncmp(d->d_name, "build-", 6) || strlen(d->d_name) >= sizeof(v->name) ||
-		    !strcmp(d->d_name, keep_name) ||
-		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap) {
-			struct aged *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*nv));
-
-			if (!nv)
-				break;
-			v = nv;
-			cap = cap ? cap * 2 : 16;
-		}
-		v[n].mtime = st.st_mtime;
-		memcpy(v[n++].name, d->d_name, strlen(d->d_name) + 1);	/* length checked */
+		if (build && strcmp(d->d_name, keep_name))
+			aged_add(&b, d->d_name, st.st_mtime);
+		else if (match)
+			aged_add(&m, d->d_name, st.st_mtime);
 	}
 	/* the one just written counts as one of those kept */
-	if (n)
-		qsort(v, n, sizeof(*v), aged_cmp);	/* (v is NULL where none was found) */
-	for (i = keep > 0 ? keep - 1 : 0; i < n; i++)
-		unlinkat(dirfd(dp), v[i].name, 0);
+	if (b.n)
+		qsort(b.v, b.n, sizeof(*b.v), aged_cmp);	/* (v is NULL where none was found) */
+	for (i = keep > 0 ? keep - 1 : 0; i < b.n; i++)
+		unlinkat(dirfd(dp), b.v[i].name, 0);
+	/* a pattern set's file goes with its build, and only so many are kept */
+	if (m.n)
+		qsort(m.v, m.n, sizeof(*m.v), aged_cmp);
+	for (i = 0; i < m.n; i++) {
+		bool gone = false;
+
+		for (j = keep > 0 ? keep - 1 : 0; j < b.n && !gone; j++)
+			gone = match_of(m.v[i].name, b.v[j].name);
+		if (gone || kept_m >= KSYM_MATCH_CACHE_KEEP)
+			unlinkat(dirfd(dp), m.v[i].name, 0);
+		else
+			kept_m++;
+	}
 	closedir(dp);
-	free(v);
+	free(b.v);
+	free(m.v);
 }
 
 bool ksym_build__valid(const char *buf, size_t len)

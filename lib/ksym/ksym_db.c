@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -52,7 +53,8 @@ struct ksym_db {
 		struct ksym_cache_key key;
 		bool checked;	/* candidates: store those kcore confirms */
 		bool partial;	/* only what the patterns match: read it all again */
-	} pending[2];
+		bool subset;	/* store only what the patterns match */
+	} pending[3];
 	int pending_cnt;
 	/* FUNCS rebased from the build cache: each checked where it is, in kcore */
 	bool rebased;
@@ -65,6 +67,15 @@ struct ksym_db {
 	char iter_err[80];		/* why the iterator was not used */
 	dev_t build_dev;		/* the file used: removed only if still it */
 	ino_t build_ino;
+	/*
+	 * What the patterns matched, kept apart (KSYM_MATCH_CACHE_KEEP): the
+	 * patterns' hash ("": none), /run's file name for it; match_hit: FUNCS is
+	 * only that, so it is never stored as the whole table.
+	 */
+	char match_hash[17];
+	char run_match[24];
+	bool match_hit;
+	char build_file[100];		/* the build cache file used */
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
 	struct ksym_cache_key key;
 	int key_err;			/* 1: not read yet */
@@ -95,14 +106,65 @@ static void warn(const struct ksym_db *db, const char *fmt, ...)
 		fprintf(stderr, "ksym: warning: %s\n", msg);
 }
 
-/* The build cache's file for this build, for its messages. */
+/* The build cache's file for this build (the one used, once one was), for its messages. */
 static void build_path(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
 		       size_t len)
 {
 	char name[64];
 
 	ksym_build__name(l, name, sizeof(name));
-	snprintf(buf, len, "%s/%s", db->opts.build_cache_dir, name);
+	snprintf(buf, len, "%s/%s", db->opts.build_cache_dir,
+		 db->build_file[0] ? db->build_file : name);
+}
+
+/* The build cache file of what the patterns matched: match-<build id>-<hash>. */
+static void build_match_name(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
+			     size_t len)
+{
+	char name[64];
+
+	ksym_build__name(l, name, sizeof(name));
+	snprintf(buf, len, "match-%s-%s", name + 6, db->match_hash);
+}
+
+#define MATCH_MAX_PATTERNS 64
+
+/* The patterns, in their order, named by a hash of them. */
+static void match_hash(struct ksym_db *db)
+{
+	uint64_t h = ksym_fmix64(db->opts.pattern_cnt);
+	size_t i;
+
+	for (i = 0; i < db->opts.pattern_cnt; i++) {
+		const char *c;
+
+		/* each ends in NUL: "ab","c" and "a","bc" differ */
+		for (c = db->opts.patterns[i]; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		h = ksym_fmix64(h ^ 0xff);
+	}
+	snprintf(db->match_hash, sizeof(db->match_hash), "%016" PRIx64, h);
+	snprintf(db->run_match, sizeof(db->run_match), "funcs-%s", db->match_hash);
+}
+
+/* What t's entries the patterns match, as a table of its own; NULL with errno. */
+static struct ksym_table *pattern_subset(const struct ksym_db *db, const struct ksym_table *t)
+{
+	uint8_t *marks = calloc(ksym_table__cnt(t) / 8 + 1, 1);
+	struct ksym_table *s = NULL;
+	size_t i;
+	int err = 0;
+
+	if (!marks)
+		return NULL;
+	for (i = 0; i < db->opts.pattern_cnt && !err; i++)
+		err = ksym_table__mark(t, db->opts.patterns[i], marks);
+	if (!err)
+		s = ksym_table__select(t, marks);
+	free(marks);
+	if (err)
+		errno = -err;
+	return s;
 }
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
@@ -118,6 +180,9 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 		db->opts.cache_dir = KSYM_CACHE_DIR;
 	if (!db->opts.build_cache_dir)
 		db->opts.build_cache_dir = KSYM_BUILD_CACHE_DIR;
+	/* past a few dozen patterns (name lists), the index answers faster than a file */
+	if (db->opts.pattern_cnt && db->opts.pattern_cnt <= MATCH_MAX_PATTERNS)
+		match_hash(db);
 	return db;
 }
 
@@ -525,7 +590,59 @@ static void cache_put(struct ksym_db *db, const char *name, const struct ksym_ca
 	db->pending[db->pending_cnt].key = *key;
 	db->pending[db->pending_cnt].checked = checked;
 	db->pending[db->pending_cnt].partial = partial;
+	db->pending[db->pending_cnt].subset = false;
 	db->pending_cnt++;
+}
+
+/* The key of what the patterns matched in a table of key's */
+static void match_key(const struct ksym_db *db, const struct ksym_cache_key *key,
+		      struct ksym_cache_key *mk)
+{
+	*mk = *key;
+	snprintf(mk->source, sizeof(mk->source), "%.40s match %s", key->source, db->match_hash);
+}
+
+/* Only what the patterns match of t (a whole table: a "funcs" put stores it too). */
+static void match_put(struct ksym_db *db, const struct ksym_cache_key *key,
+		      const struct ksym_table *t, bool checked)
+{
+	struct ksym_cache_key mk;
+
+	if (!db->match_hash[0])
+		return;
+	match_key(db, key, &mk);
+	cache_put(db, db->run_match, &mk, t, checked, false);
+	if (db->pending_cnt && db->pending[db->pending_cnt - 1].name == db->run_match)
+		db->pending[db->pending_cnt - 1].subset = true;
+}
+
+/*
+ * /run's table from source: what these patterns matched, where a run with
+ * them kept it, else the whole one (and what they match in it is kept).
+ */
+static struct ksym_table *funcs_cache_get(struct ksym_db *db, const char *source,
+					  struct ksym_cache_key *key)
+{
+	struct ksym_cache_key mk;
+	struct ksym_table *t;
+	char src[64];
+
+	if (db->match_hash[0]) {
+		snprintf(src, sizeof(src), "%.40s match %s", source, db->match_hash);
+		t = cache_get(db, db->run_match, src, &mk);
+		if (t) {
+			db->match_hit = true;
+			*key = mk;
+			if (db->opts.verbose)
+				warn(db, "symbols from %s/%s: what these patterns matched before",
+				     db->opts.cache_dir, db->run_match);
+			return t;
+		}
+	}
+	t = cache_get(db, "funcs", source, key);
+	if (t)
+		match_put(db, key, t, false);
+	return t;
 }
 
 /*
@@ -583,8 +700,81 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 }
 
 static bool live_kallsyms(const struct ksym_db *db);
+static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
+			      const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT]);
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 			const struct ksym_table *from, uint64_t modules_hash);
+
+/* Keeps the newest KSYM_MATCH_CACHE_KEEP of /run's pattern sets. */
+static void prune_run_matches(const struct ksym_db *db)
+{
+	struct { time_t t; char name[32]; } v[KSYM_MATCH_CACHE_KEEP + 1];
+	size_t n = 0, i, old;
+	struct dirent *d;
+	DIR *dp = opendir(db->opts.cache_dir);
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		struct stat st;
+
+		if (strncmp(d->d_name, "funcs-", 6) || strlen(d->d_name) >= sizeof(v[0].name) ||
+		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		/* one over the bound: the oldest of them goes */
+		if (n == KSYM_MATCH_CACHE_KEEP + 1) {
+			for (old = 0, i = 1; i < n; i++)
+				if (v[i].t < v[old].t)
+					old = i;
+			if (st.st_mtime < v[old].t) {
+				unlinkat(dirfd(dp), d->d_name, 0);
+				continue;
+			}
+			unlinkat(dirfd(dp), v[old].name, 0);
+			n--;
+			v[old] = v[n];
+		}
+		v[n].t = st.st_mtime;
+		memcpy(v[n++].name, d->d_name, strlen(d->d_name) + 1);	/* length checked */
+	}
+	if (n == KSYM_MATCH_CACHE_KEEP + 1) {
+		for (old = 0, i = 1; i < n; i++)
+			if (v[i].t < v[old].t)
+				old = i;
+		unlinkat(dirfd(dp), v[old].name, 0);
+	}
+	closedir(dp);
+}
+
+/*
+ * Pending entry i's table t into /run: what the patterns match of it where
+ * that was asked; a whole FUNCS table, and then that too.
+ */
+static int store_run(struct ksym_db *db, int i, const struct ksym_table *t)
+{
+	struct ksym_cache_key mk;
+	struct ksym_table *sub;
+	bool whole = !db->pending[i].subset;
+	int err = 0;
+
+	if (whole)
+		err = ksym_cache__store(db->opts.cache_dir, db->pending[i].name,
+					&db->pending[i].key, t);
+	if (err || !db->match_hash[0] || (whole && strcmp(db->pending[i].name, "funcs")))
+		return err;
+	sub = pattern_subset(db, t);
+	if (!sub)
+		return -errno;
+	if (whole)
+		match_key(db, &db->pending[i].key, &mk);
+	else
+		mk = db->pending[i].key;
+	err = ksym_cache__store(db->opts.cache_dir, db->run_match, &mk, sub);
+	ksym_table__free(sub);
+	if (!err)
+		prune_run_matches(db);
+	return err;
+}
 
 void ksym_db__flush(struct ksym_db *db)
 {
@@ -592,6 +782,10 @@ void ksym_db__flush(struct ksym_db *db)
 	uint64_t t0 = ksym_now_ns();
 	int i, err;
 
+	/* the whole build cache used: what the patterns matched in it, for the next boot */
+	if (db->rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
+	    !db->opts.no_cache)
+		build_match_store(db, db->funcs, &db->layout, db->anchors);
 	/* a boot's first run measured on a later one: the build cache is all it is
 	 * about; a build cache found wrong: nothing from it is worth keeping */
 	if (db->rebased && (db->opts.no_run_cache || db->rebase_bad || db->layout.bases_hidden))
@@ -627,8 +821,7 @@ void ksym_db__flush(struct ksym_db *db)
 			}
 		}
 		err = db->opts.no_run_cache ? 0 :
-		      ksym_cache__store(db->opts.cache_dir, db->pending[i].name,
-					&db->pending[i].key, c ? c : from);
+		      store_run(db, i, c ? c : from);
 		ksym_table__free(c);
 		ksym_table__free(all);
 		/* root's cache that cannot be written (/run full, read-only) is worth a
@@ -940,8 +1133,22 @@ static int build_funcs(struct ksym_db *db)
 		db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 		return -ENOENT;
 	}
-	t = ksym_build__load(db->opts.build_cache_dir, &l, db->anchors, &unknown, names,
-			     sizeof(names));
+	/* what these patterns matched at an earlier boot, if a run kept it */
+	t = NULL;
+	if (db->match_hash[0]) {
+		build_match_name(db, &l, db->build_file, sizeof(db->build_file));
+		t = ksym_build__load_as(db->opts.build_cache_dir, db->build_file, &l, db->anchors,
+					&unknown, names, sizeof(names));
+		if (!t && (errno == EBADMSG || errno == EPERM))
+			warn(db, "ignoring build cache %s/%s: %s; using the whole one",
+			     db->opts.build_cache_dir, db->build_file, errno == EPERM ?
+			     "not a private root-owned file" : "corrupt or truncated");
+		if (!t)
+			db->build_file[0] = '\0';
+	}
+	if (!t)
+		t = ksym_build__load(db->opts.build_cache_dir, &l, db->anchors, &unknown, names,
+				     sizeof(names));
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	build_path(db, &l, path, sizeof(path));
 	if (!t) {
@@ -960,6 +1167,7 @@ static int build_funcs(struct ksym_db *db)
 			     path);
 		ksym_table__free(t);
 		ksym_layout__free(&l);
+		db->build_file[0] = '\0';
 		return -ENOENT;
 	}
 	if (unknown) {
@@ -973,6 +1181,7 @@ static int build_funcs(struct ksym_db *db)
 			     strerror(-err));
 			ksym_table__free(t);
 			ksym_layout__free(&l);
+			db->build_file[0] = '\0';
 			return -ENOENT;
 		}
 		if (db->opts.verbose)
@@ -981,6 +1190,9 @@ static int build_funcs(struct ksym_db *db)
 	}
 	db->funcs = t;
 	db->rebased = true;
+	db->match_hit = db->build_file[0] != '\0';
+	if (db->match_hit && db->opts.verbose)
+		warn(db, "symbols from build cache %s: what these patterns matched before", path);
 	db->layout = l;
 	/* where a function read live is checked as a cold run checks it */
 	db->bounds_known = true;
@@ -1017,6 +1229,28 @@ static void find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT]
 		a[i] = ksym_table__find(t, names[i], "", &s, 1) > 0 ? s.addr : 0;
 }
 
+/* What the patterns match of t, for the next boots of l's build that ask the same. */
+static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
+			      const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT])
+{
+	struct ksym_table *sub;
+	char name[100], build[64];
+
+	if (!db->match_hash[0])
+		return;
+	sub = pattern_subset(db, t);
+	if (!sub)
+		return;
+	build_match_name(db, l, name, sizeof(name));
+	/* (-ENODATA: the patterns match nothing there; the whole file answers that) */
+	if (!ksym_build__store_as(db->opts.build_cache_dir, name, l, sub, anchors,
+				  "kallsyms+kcore")) {
+		ksym_build__name(l, build, sizeof(build));
+		ksym_build__prune(db->opts.build_cache_dir, build, KSYM_BUILD_CACHE_KEEP);
+	}
+	ksym_table__free(sub);
+}
+
 /* What a cold run confirmed, for the next boots of this build. */
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 			const struct ksym_table *from, uint64_t modules_hash)
@@ -1041,6 +1275,8 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	ksym_build__name(&l, name, sizeof(name));
 	if (!err)
 		ksym_build__prune(db->opts.build_cache_dir, name, KSYM_BUILD_CACHE_KEEP);
+	if (!err)
+		build_match_store(db, checked, &l, anchors);
 	else if (err == -EAGAIN || err == -EPERM ? db->opts.verbose : db->opts.verbose || !geteuid())
 		warn(db, "cannot write build cache %s/%s: %s; the next boot's first run is cold",
 		     db->opts.build_cache_dir, name, err == -EAGAIN ?
@@ -1062,7 +1298,7 @@ static int kallsyms_funcs(struct ksym_db *db)
 
 	/* a cache holds the checked functions only: no kcore needed then */
 	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
-		db->funcs = cache_get(db, "funcs", "kallsyms+kcore", &key);
+		db->funcs = funcs_cache_get(db, "kallsyms+kcore", &key);
 		if (db->funcs) {
 			db->cached |= KSYM_DB_FUNCS;
 			db->traceability_known = true;
@@ -1095,8 +1331,11 @@ static int kallsyms_funcs(struct ksym_db *db)
 	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
 		if (!build_funcs(db)) {
 			db->funcs_source = "kallsyms+kcore (build cache)";
-			if (!db->live_partial)
+			/* the whole table's put keeps what the patterns match too */
+			if (!db->live_partial && !db->match_hit)
 				cache_put(db, "funcs", &key, db->funcs, true, false);
+			else
+				match_put(db, &key, db->funcs, true);
 			return 0;
 		}
 	}
@@ -1141,7 +1380,7 @@ static int cached_funcs(struct ksym_db *db)
 	size_t i;
 
 	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
-		db->funcs = cache_get(db, "funcs", sources[i], &key);
+		db->funcs = funcs_cache_get(db, sources[i], &key);
 		if (db->funcs) {
 			db->cached |= KSYM_DB_FUNCS;
 			db->traceability_known = true;
@@ -1210,7 +1449,7 @@ static int load_funcs(struct ksym_db *db)
 				 : "available_filter_functions+kallsyms";
 	/* a joined table is only cached with the kallsyms it came from */
 	if (addrs || live_kallsyms(db)) {
-		db->funcs = cache_get(db, "funcs", db->funcs_source, &key);
+		db->funcs = funcs_cache_get(db, db->funcs_source, &key);
 		if (db->funcs) {
 			db->cached |= KSYM_DB_FUNCS;
 			return 0;

@@ -250,6 +250,15 @@ struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err);
  */
 struct ksym_table *ksym_table__merge(const struct ksym_table *a, const struct ksym_table *b);
 
+/*
+ * Marks (a bit per address-order position) the entries glob matches, as
+ * ksym_table__match() would; then a new table of the marked ones, indexed, in
+ * t's order with t's sizes and every module of t: what a set of patterns can
+ * match, kept apart so that a run with the same patterns reads only that.
+ */
+int ksym_table__mark(const struct ksym_table *t, const char *glob, uint8_t *marks);
+struct ksym_table *ksym_table__select(const struct ksym_table *t, const uint8_t *marks);
+
 /* After parsing or changing addresses: entries into address order, sizes. */
 int ksym_table__finish(struct ksym_table *t);
 
@@ -422,9 +431,20 @@ struct ksym_table *ksym_build__load(const char *dir, struct ksym_layout *l,
  * -EPERM where l's module bases are hidden (they would be stored as offsets from 0). */
 int ksym_build__store(const char *dir, const struct ksym_layout *l, const struct ksym_table *t,
 		      const uint64_t anchors[KSYM_ANCHOR_CNT], const char *source);
+/* The same two under another file name (NULL: l's build's): a pattern set's file. */
+int ksym_build__store_as(const char *dir, const char *file, const struct ksym_layout *l,
+			 const struct ksym_table *t, const uint64_t anchors[KSYM_ANCHOR_CNT],
+			 const char *source);
+struct ksym_table *ksym_build__load_as(const char *dir, const char *file, struct ksym_layout *l,
+				       uint64_t anchors[KSYM_ANCHOR_CNT], size_t *unknown,
+				       char *names, size_t names_len);
 /* A build cache from elsewhere checked as an import checks it (buf 8-aligned). */
 bool ksym_build__valid(const char *buf, size_t len);
-/* Removes all but the newest keep build caches in dir (keep_name counts as one). */
+/*
+ * Removes all but the newest keep build caches in dir (keep_name counts as
+ * one), the pattern sets' files of those removed, and all but the newest
+ * KSYM_MATCH_CACHE_KEEP of the rest.
+ */
 void ksym_build__prune(const char *dir, const char *keep_name, int keep);
 /* l's build's cache file name in the cache directory ("build-<hex id>"). */
 void ksym_build__name(const struct ksym_layout *l, char *buf, size_t len);

@@ -991,6 +991,149 @@ static void test_prune(void **state)
 	ksym_build__prune(path_of("prune/none"), "build-keep", 1);
 }
 
+/*
+ * A pattern set's file: a build cache's build cache with only what they
+ * match goes with its build; the newest KSYM_MATCH_CACHE_KEEP of the rest stay.
+ */
+static void test_prune_matches(void **state)
+{
+	char pdir[300], n[64];
+	size_t i;
+
+	(void)state;
+	snprintf(pdir, sizeof(pdir), "%s/prunem", dir);
+	assert_int_equal(mkdir(pdir, 0700), 0);
+	for (i = 1; i <= 4; i++) {
+		snprintf(n, sizeof(n), "prunem/build-%02zu", i);
+		touch(n, 1000000 + i * 1000);
+		snprintf(n, sizeof(n), "prunem/match-%02zu-00aa", i);
+		touch(n, 1000000 + i * 1000);
+	}
+	touch("prunem/build-keep", 1000);
+	for (i = 0; i < KSYM_MATCH_CACHE_KEEP + 2; i++) {
+		snprintf(n, sizeof(n), "prunem/match-keep-%04zx", i);
+		touch(n, 2000000 + i * 1000);	/* the newest of all */
+	}
+	touch("prunem/.match-keep-1.tmp", 10);	/* a writer's temporary left hours ago */
+	touch("prunem/match", 10);		/* no pattern set's */
+	ksym_build__prune(pdir, "build-keep", 3);
+	/* builds 01 and 02 are gone: their pattern sets too */
+	assert_false(exists("prunem/build-01") || exists("prunem/build-02"));
+	assert_false(exists("prunem/match-01-00aa") || exists("prunem/match-02-00aa"));
+	assert_false(exists("prunem/.match-keep-1.tmp"));
+	assert_true(exists("prunem/match"));
+	/* of the rest, the newest KSYM_MATCH_CACHE_KEEP: those of build-keep */
+	for (i = 0; i < KSYM_MATCH_CACHE_KEEP + 2; i++) {
+		snprintf(n, sizeof(n), "prunem/match-keep-%04zx", i);
+		assert_int_equal(exists(n), i >= 2);
+	}
+	assert_false(exists("prunem/match-03-00aa") || exists("prunem/match-04-00aa"));
+	assert_true(exists("prunem/build-03") && exists("prunem/build-04"));
+}
+
+static int collect_sym(const struct ksym *s, void *ctx)
+{
+	struct { struct ksym v[64]; size_t n; } *c = ctx;
+
+	assert_true(c->n < 64);
+	c->v[c->n++] = *s;
+	return 0;
+}
+
+static int sym_addr_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr ? 1 : strcmp(x->name, y->name);
+}
+
+/*
+ * What a few patterns match, from a file used through an order of positions
+ * (the modules in another order): kept as a table of its own, stored under a
+ * pattern set's name and loaded back onto another boot, it answers as the
+ * whole file does.
+ */
+static void test_select_store(void **state)
+{
+	static const char *const pats[] = { "dup", "9p:*", "*read", "xfs:nothing*" };
+	struct { struct ksym v[64]; size_t n; } want = { .n = 0 }, got = { .n = 0 };
+	struct ksym_table *t, *sub, *back, *whole_b;
+	uint8_t marks[8] = { 0 };
+	size_t i, unknown = 9;
+	uint64_t a[KSYM_ANCHOR_CNT];
+
+	(void)state;
+	store_a(NULL);
+	t = load(&lc, &unknown);
+	assert_non_null(t);
+	assert_non_null(t->order);
+	assert_true(ksym_table__cnt(t) <= 64);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(ksym_table__mark(t, pats[i], marks), 0);
+	sub = ksym_table__select(t, marks);
+	assert_non_null(sub);
+	/* the union of what each matches, once each, in address order */
+	for (i = 0; i < ksym_table__cnt(t); i++) {
+		struct ksym s;
+		size_t j;
+
+		ksym_table__at(t, i, &s);
+		for (j = 0; j < 4; j++) {
+			struct { struct ksym v[64]; size_t n; } one = { .n = 0 };
+			size_t k;
+
+			ksym_table__match(t, pats[j], collect_sym, &one);
+			for (k = 0; k < one.n; k++)
+				if (one.v[k].addr == s.addr && !strcmp(one.v[k].name, s.name))
+					break;
+			if (k < one.n)
+				break;
+		}
+		if (j < 4)
+			want.v[want.n++] = s;
+	}
+	assert_true(want.n >= 6);
+	assert_int_equal(ksym_table__cnt(sub), want.n);
+	assert_int_equal(sub->mod_cnt, t->mod_cnt);
+	for (i = 0; i < want.n; i++) {
+		struct ksym s;
+
+		ksym_table__at(sub, i, &s);
+		assert_true(same_sym(&s, &want.v[i]) || why("select", NULL, &s, &want.v[i]));
+	}
+	/* indexed: a name is found */
+	assert_int_equal(ksym_table__find(sub, "p9_foo_alias", NULL, &(struct ksym){}, 1), 1);
+	assert_int_equal(ksym_table__find(sub, "schedule", NULL, &(struct ksym){}, 1), 0);
+	/* stored as a pattern set's file, loaded onto B: B's addresses of the same */
+	assert_int_equal(ksym_build__store_as(dir, "match-a-1", &lc, sub, no_anchors, "test"), 0);
+	back = ksym_build__load_as(dir, "match-a-1", &lb, a, &unknown, NULL, 0);
+	assert_non_null(back);
+	assert_int_equal(unknown, 0);
+	whole_b = load(&lb, NULL);
+	assert_non_null(whole_b);
+	for (i = 0; i < 4; i++) {
+		ksym_table__match(whole_b, pats[i], collect_sym, &got);
+	}
+	qsort(got.v, got.n, sizeof(*got.v), sym_addr_cmp);
+	for (i = 1, want.n = got.n ? 1 : 0; i < got.n; i++)
+		if (sym_addr_cmp(&got.v[i], &got.v[want.n - 1]))
+			got.v[want.n++] = got.v[i];
+	assert_int_equal(ksym_table__cnt(back), want.n);
+	for (i = 0; i < want.n; i++) {
+		struct ksym s;
+
+		ksym_table__at(back, i, &s);
+		assert_true(same_sym(&s, &got.v[i]) || why("stored", NULL, &s, &got.v[i]));
+	}
+	/* the whole file is still the whole file */
+	assert_true(ksym_table__cnt(whole_b) > ksym_table__cnt(back));
+	assert_int_equal(unlink(path_of("match-a-1")), 0);
+	ksym_table__free(whole_b);
+	ksym_table__free(back);
+	ksym_table__free(sub);
+	ksym_table__free(t);
+}
+
 /* ksym_build__store() in a child: 0, its error, or -1000 - the signal it died of. */
 static int store_in_child(const struct ksym_layout *l, const struct ksym_table *t)
 {
@@ -1244,6 +1387,8 @@ int main(void)
 		cmocka_unit_test(test_flipped),
 		cmocka_unit_test(test_unsafe_files),
 		cmocka_unit_test(test_prune),
+		cmocka_unit_test(test_prune_matches),
+		cmocka_unit_test(test_select_store),
 		cmocka_unit_test(test_store_leaves_out),
 		cmocka_unit_test(test_store_unknown_module),
 		cmocka_unit_test(test_store_empty_module),

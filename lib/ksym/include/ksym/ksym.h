@@ -317,6 +317,14 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
  */
 #define KSYM_BUILD_CACHE_DIR "/var/cache/ksymattach"
 #define KSYM_BUILD_CACHE_KEEP 4
+/*
+ * A db given patterns also keeps what they matched, apart from the whole
+ * table: /run's funcs-<hash> and the build cache's match-<build id>-<hash>
+ * (a build cache of those functions). A later run with the same patterns, in
+ * the same order, reads that instead: tens of entries to check and map, not
+ * tens of thousands. The newest few pattern sets are kept in each directory.
+ */
+#define KSYM_MATCH_CACHE_KEEP 8
 
 /*
  * The running build's cache from dir (NULL: KSYM_BUILD_CACHE_DIR) to path, a
