@@ -59,6 +59,7 @@ struct ksym_db {
 	/* FUNCS rebased from the build cache: each checked where it is, in kcore */
 	bool rebased;
 	bool live_partial;		/* and modules it lacks read as far as the patterns go */
+	bool live_merged;		/* some read: candidates, not sites, until checked */
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_layout layout;	/* this boot's, for the messages */
@@ -147,23 +148,28 @@ static void match_hash(struct ksym_db *db)
 	snprintf(db->run_match, sizeof(db->run_match), "funcs-%s", db->match_hash);
 }
 
-/* What t's entries the patterns match, as a table of its own; NULL with errno. */
+/*
+ * What t's entries the patterns match, as a table of its own; NULL with errno,
+ * 0 where that is most of a whole table (which serves as well then).
+ */
 static struct ksym_table *pattern_subset(const struct ksym_db *db, const struct ksym_table *t)
 {
-	uint8_t *marks = calloc(ksym_table__cnt(t) / 8 + 1, 1);
+	size_t i, n = 0, cnt = ksym_table__cnt(t);
+	uint8_t *marks = calloc(cnt / 8 + 1, 1);
 	struct ksym_table *s = NULL;
-	size_t i;
 	int err = 0;
 
 	if (!marks)
 		return NULL;
 	for (i = 0; i < db->opts.pattern_cnt && !err; i++)
 		err = ksym_table__mark(t, db->opts.patterns[i], marks);
-	if (!err)
-		s = ksym_table__select(t, marks);
-	free(marks);
-	if (err)
+	for (i = 0; i <= cnt / 8; i++)
+		n += __builtin_popcount(marks[i]);
+	if (!err && (db->match_hit || n <= cnt / 2))
+		s = ksym_table__select(t, marks);	/* (errno set where it fails) */
+	else
 		errno = -err;
+	free(marks);
 	return s;
 }
 
@@ -181,7 +187,7 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	if (!db->opts.build_cache_dir)
 		db->opts.build_cache_dir = KSYM_BUILD_CACHE_DIR;
 	/* past a few dozen patterns (name lists), the index answers faster than a file */
-	if (db->opts.pattern_cnt && db->opts.pattern_cnt <= MATCH_MAX_PATTERNS)
+	if (db->opts.pattern_cnt && db->opts.pattern_cnt <= MATCH_MAX_PATTERNS && !db->opts.cache_only)
 		match_hash(db);
 	return db;
 }
@@ -764,7 +770,7 @@ static int store_run(struct ksym_db *db, int i, const struct ksym_table *t)
 		return err;
 	sub = pattern_subset(db, t);
 	if (!sub)
-		return -errno;
+		return -errno;	/* (0: not worth a file) */
 	if (whole)
 		match_key(db, &db->pending[i].key, &mk);
 	else
@@ -782,9 +788,13 @@ void ksym_db__flush(struct ksym_db *db)
 	uint64_t t0 = ksym_now_ns();
 	int i, err;
 
-	/* the whole build cache used: what the patterns matched in it, for the next boot */
+	/*
+	 * The whole build cache used: what the patterns matched in it, for the
+	 * next boot (sites as the file has them, each checked again when used);
+	 * with modules read live, from the checked table below.
+	 */
 	if (db->rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
-	    !db->opts.no_cache)
+	    !db->opts.no_cache && !db->live_merged)
 		build_match_store(db, db->funcs, &db->layout, db->anchors);
 	/* a boot's first run measured on a later one: the build cache is all it is
 	 * about; a build cache found wrong: nothing from it is worth keeping */
@@ -813,6 +823,8 @@ void ksym_db__flush(struct ksym_db *db)
 				err = -ESTALE;
 			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path)
 				build_store(db, c, from, db->pending[i].key.modules_hash);
+			if (!err && db->rebased && db->live_merged)
+				build_match_store(db, c, &db->layout, db->anchors);
 			ksym_table__free(all);
 			all = NULL;
 			if (err) {
@@ -1105,6 +1117,7 @@ static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_l
 	ksym_table__free(extra);
 	if (err)
 		return err;
+	db->live_merged = true;
 	ksym_table__free(*t);
 	*t = all;
 	return 0;
@@ -1387,6 +1400,14 @@ static int cached_funcs(struct ksym_db *db)
 			db->funcs_source = sources[i];
 			return 0;
 		}
+	}
+	/* this boot's runs so far kept only what their patterns matched: the build's */
+	db->kcore = ksym_kcore__open(NULL);
+	if (db->kcore && !build_funcs(db)) {
+		db->cached |= KSYM_DB_FUNCS;
+		db->traceability_known = true;
+		db->funcs_source = "kallsyms+kcore (build cache)";
+		return 0;
 	}
 	return fail(db, ENOENT, "no symbol cache for this boot in %s", db->opts.cache_dir);
 }

@@ -56,8 +56,8 @@ unknown_module() {
 			"grep -q '\"build_cache\":true' $O/$1-unk.out && grep -q 'not in it (dummy): read from kernel memory' $O/$1-unk.err &&
 			 grep -q '\"module\":\"dummy\"' $O/$1-unk.out && cmp -s $O/$1-unk.out.addrs $O/$1-unk-cold.out.addrs"
 	done
-	check "$1: only what the patterns match read from it: no /run cache (later runs take it as the whole table)" \
-		sh -c "! ls /run/ksymattach/funcs* > /dev/null 2>&1"
+	check "$1: only what the patterns match read from it: no whole /run cache (later runs would take it for the whole table)" \
+		sh -c "! ls /run/ksymattach/funcs > /dev/null 2>&1"
 	# traced by two others meanwhile: its sites call ftrace's own caller, which
 	# the build cache knows as an anchor only
 	$K -p 'dummy:*' -d 60 > /dev/null 2> $O/tr1.err & t1=$!
@@ -138,6 +138,28 @@ c)
 		"grep -q '\"build_cache\":true' $O/c-att.out && [ -n '$n1' ] && [ '$n1' = '$n2' ] &&
 		 [ \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att.out | sort)\" = \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att-cold.out | sort)\" ]"
 	is "$(kprobe_multi_links)" 0 "no link left after the build cache's run"
+	# what those patterns matched, kept apart for the next boot: offsets only too
+	m=$(ls -t $D | grep '^match-' | head -n1)
+	words "$D/$m" > $O/c-match-words
+	check "what the patterns matched is kept apart ($m), root's 0600, no address of this boot in it" sh -c \
+		"[ -n '$m' ] && [ \"\$(stat -c '%a %u' $D/$m)\" = '600 0' ] &&
+		 ! grep -qx '$t' $O/c-match-words && ! grep -qx '$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms)' $O/c-match-words"
+	run_boot c-att2 -v -p 'vfs_*' -p '9p:*' -o json
+	check "a boot's first run with the same patterns: from that file, the set a cold run attaches" sh -c \
+		"grep -q 'build cache $D/$m: what these patterns matched before' $O/c-att2.err &&
+		 grep -q '\"build_cache\":true' $O/c-att2.out &&
+		 [ \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att2.out | sort)\" = \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att-cold.out | sort)\" ]"
+	cp $D/$m $O/c-match.orig
+	printf '\377' | dd of=$D/$m bs=1 seek=$(($(wc -c < $D/$m) / 2)) conv=notrunc 2>/dev/null
+	run_boot c-att3 -p 'vfs_*' -p '9p:*' -o json
+	check "that file damaged: one warning, the whole file used, the same set" sh -c \
+		"[ \$(grep -c . $O/c-att3.err) -eq 1 ] &&
+		 grep -q 'ignoring build cache $D/$m: corrupt or truncated; using the whole one' $O/c-att3.err &&
+		 grep -q '\"build_cache\":true' $O/c-att3.out &&
+		 [ \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att3.out | sort)\" = \"\$(grep -o '\"addr\":\"0x[0-9a-f]*\"' $O/c-att-cold.out | sort)\" ]"
+	run_boot c-att4 -v -p 'vfs_*' -p '9p:*' -o json
+	check "... and written again by that run: the next one reads it" \
+		grep -q "build cache $D/$m: what these patterns matched before" $O/c-att4.err
 	# --compare's row for a boot's first run
 	$K -p 'vfs_*' --compare --rounds 1 > $O/c-cmp.out 2> $O/c-cmp.err
 	check "--compare has a ksym-boot row, served by the build cache" sh -c \

@@ -9,7 +9,30 @@ check "cache file is root-only" sh -c '[ "$(stat -c %a:%u /run/ksymattach/funcs)
 $K -l -p 'vfs_*' -o json --no-cache > $O/nocache.json
 check "--no-cache reads the files" grep -q '"cached":false' $O/nocache.json
 
-# a corrupt cache is ignored with a warning and rebuilt
+# what a pattern set matched is kept apart: the same patterns read only that
+m=$(ls /run/ksymattach | grep '^funcs-' | head -n1)
+check "what vfs_* matched is kept apart, root-only" sh -c \
+	"[ -n '$m' ] && [ \"\$(stat -c %a:%u /run/ksymattach/$m)\" = 600:0 ]"
+$K -v -l -p 'vfs_*' -o json > $O/match.json 2> $O/match.err
+check "the same patterns again: from what they matched before" grep -q 'what these patterns matched before' $O/match.err
+check "... served from the cache" grep -q '"cached":true' $O/match.json
+$K -l -p 'vfs_*' --no-cache | grep '^ffff' > $O/match-cold.txt
+$K -l -p 'vfs_*' | grep '^ffff' > $O/match-warm.txt
+check "... the functions a cold run lists ($(grep -c . $O/match-cold.txt))" \
+	sh -c "[ -s $O/match-cold.txt ] && cmp -s $O/match-cold.txt $O/match-warm.txt"
+$K -l -p 'vfs_r*' -o json > $O/match-other.json
+is "$(json_int matched $O/match-other.json)" "$(grep -c ' vfs_r' $O/match-cold.txt)" "other patterns: the whole table answers them"
+cp /run/ksymattach/$m $O/match.orig
+printf 'XXXX' | dd of=/run/ksymattach/$m bs=1 seek=300 conv=notrunc 2>/dev/null
+check "(the file was damaged)" sh -c "! cmp -s $O/match.orig /run/ksymattach/$m"
+$K -l -p 'vfs_*' -o json > $O/match-bad.json 2> $O/match-bad.err
+check "a damaged pattern set's file: one warning names it" sh -c \
+	"[ \$(grep -c . $O/match-bad.err) -eq 1 ] && grep -q 'ignoring cache /run/ksymattach/$m: corrupt' $O/match-bad.err"
+is "$(json_int matched $O/match-bad.json)" "$(json_int matched $O/cold.json)" "... the same functions, from the whole table"
+check "... and it is written again" sh -c "$K -v -l -p 'vfs_*' 2>&1 >/dev/null | grep -q 'matched before'"
+
+# a corrupt cache is ignored with a warning and rebuilt (the pattern sets' too)
+rm -f /run/ksymattach/funcs-*
 printf 'XXXX' | dd of=/run/ksymattach/funcs bs=1 seek=100 conv=notrunc 2>/dev/null
 $K -l -p 'vfs_*' -o json > $O/corrupt.json 2> $O/corrupt.err
 check "corrupt cache: warned" grep -q 'ignoring cache.*corrupt' $O/corrupt.err

@@ -411,7 +411,8 @@ struct ksym_db_opts {
 	/*
 	 * FUNCS from the cache or not at all (-ENOENT): for callers that must
 	 * answer in milliseconds, such as shell completion, and would rather
-	 * answer nothing than read the kernel's files.
+	 * answer nothing than read the kernel's files. The /run cache, else the
+	 * build cache (where this boot's runs kept only what they matched).
 	 */
 	bool cache_only;
 	/*
