@@ -122,7 +122,8 @@ static int read_btf(char **bufp, size_t *lenp)
 		close(fd);
 		return -EBADMSG;
 	}
-	buf = malloc(st.st_size);
+	/* ~5 MB: in huge pages where the kernel allows, not a fault per 4 KiB */
+	buf = ksym_mem_alloc(st.st_size);
 	if (!buf) {
 		close(fd);
 		return -ENOMEM;
@@ -141,7 +142,7 @@ static int read_btf(char **bufp, size_t *lenp)
 	}
 	close(fd);
 	if (err) {
-		free(buf);
+		ksym_mem_free(buf, st.st_size);
 		return err;
 	}
 	*bufp = buf;
@@ -235,6 +236,6 @@ int ksym_btf__scan(const char *func, uint32_t *func_id, struct ksym_btf_struct *
 	}
 	err = 0;
 out:
-	free(buf);
+	ksym_mem_free(buf, len);
 	return err;
 }

@@ -847,7 +847,7 @@ out:
 
 /* The newest first: builds booted lately are the ones booted again. */
 struct aged {
-	time_t mtime;
+	int64_t mtime;	/* ns: sets written in one second are still ordered */
 	char name[96];
 };
 
@@ -863,7 +863,7 @@ struct aged_list {
 	size_t n, cap;
 };
 
-static void aged_add(struct aged_list *l, const char *name, time_t mtime)
+static void aged_add(struct aged_list *l, const char *name, int64_t mtime)
 {
 	if (l->n == l->cap) {
 		struct aged *nv = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*nv));
@@ -897,6 +897,7 @@ void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 	while ((d = readdir(dp))) {
 		bool build = !strncmp(d->d_name, "build-", 6), match = !strncmp(d->d_name, "match-", 6);
 		struct stat st;
+		int64_t mtime;
 
 		if (fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
 		    strlen(d->d_name) >= sizeof(b.v->name))
@@ -907,10 +908,11 @@ void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 			unlinkat(dirfd(dp), d->d_name, 0);
 			continue;
 		}
+		mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 		if (build && strcmp(d->d_name, keep_name))
-			aged_add(&b, d->d_name, st.st_mtime);
+			aged_add(&b, d->d_name, mtime);
 		else if (match)
-			aged_add(&m, d->d_name, st.st_mtime);
+			aged_add(&m, d->d_name, mtime);
 	}
 	/* the one just written counts as one of those kept */
 	if (b.n)

@@ -60,6 +60,7 @@ struct ksym_db {
 	bool rebased;
 	bool live_partial;		/* and modules it lacks read as far as the patterns go */
 	bool live_merged;		/* some read: candidates, not sites, until checked */
+	bool match_stored;		/* the build's pattern set written (flush runs twice) */
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_layout layout;	/* this boot's, for the messages */
@@ -318,6 +319,24 @@ static int text_site(struct ksym_db *db, uint64_t addr, unsigned char text[16], 
  * now). Anything else means the rebase went wrong: the file is removed, and
  * -ESTALE tells the caller to load again (cold).
  */
+/* Every pattern set's file of l's build. */
+static void remove_matches(const struct ksym_db *db, const struct ksym_layout *l)
+{
+	char prefix[100];
+	struct dirent *d;
+	DIR *dp;
+
+	build_match_name(db, l, prefix, sizeof(prefix));
+	*strrchr(prefix, '-') = '\0';	/* "match-<id>" */
+	dp = opendir(db->opts.build_cache_dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp)))
+		if (!strncmp(d->d_name, prefix, strlen(prefix)) && d->d_name[strlen(prefix)] == '-')
+			unlinkat(dirfd(dp), d->d_name, 0);
+	closedir(dp);
+}
+
 static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
 {
 	unsigned char text[16];
@@ -350,6 +369,8 @@ static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc
 		/* only the file this run used: another may have written a good one since */
 		if (!lstat(path, &st) && st.st_dev == db->build_dev && st.st_ino == db->build_ino)
 			unlink(path);
+		/* and the sets made from a file found wrong */
+		remove_matches(db, &db->layout);
 	}
 	return -ESTALE;
 }
@@ -637,8 +658,13 @@ static struct ksym_table *funcs_cache_get(struct ksym_db *db, const char *source
 		snprintf(src, sizeof(src), "%.40s match %s", source, db->match_hash);
 		t = cache_get(db, db->run_match, src, &mk);
 		if (t) {
+			char path[600];
+
 			db->match_hit = true;
 			*key = mk;
+			/* used: the newest sets are kept, by use */
+			snprintf(path, sizeof(path), "%s/%s", db->opts.cache_dir, db->run_match);
+			utimensat(AT_FDCWD, path, NULL, 0);
 			if (db->opts.verbose)
 				warn(db, "symbols from %s/%s: what these patterns matched before",
 				     db->opts.cache_dir, db->run_match);
@@ -711,10 +737,15 @@ static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 			const struct ksym_table *from, uint64_t modules_hash);
 
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
 /* Keeps the newest KSYM_MATCH_CACHE_KEEP of /run's pattern sets. */
 static void prune_run_matches(const struct ksym_db *db)
 {
-	struct { time_t t; char name[32]; } v[KSYM_MATCH_CACHE_KEEP + 1];
+	struct { int64_t t; char name[32]; } v[KSYM_MATCH_CACHE_KEEP + 1];
 	size_t n = 0, i, old;
 	struct dirent *d;
 	DIR *dp = opendir(db->opts.cache_dir);
@@ -732,7 +763,7 @@ static void prune_run_matches(const struct ksym_db *db)
 			for (old = 0, i = 1; i < n; i++)
 				if (v[i].t < v[old].t)
 					old = i;
-			if (st.st_mtime < v[old].t) {
+			if (mtime_ns(&st) < v[old].t) {
 				unlinkat(dirfd(dp), d->d_name, 0);
 				continue;
 			}
@@ -740,7 +771,7 @@ static void prune_run_matches(const struct ksym_db *db)
 			n--;
 			v[old] = v[n];
 		}
-		v[n].t = st.st_mtime;
+		v[n].t = mtime_ns(&st);
 		memcpy(v[n++].name, d->d_name, strlen(d->d_name) + 1);	/* length checked */
 	}
 	if (n == KSYM_MATCH_CACHE_KEEP + 1) {
@@ -756,18 +787,20 @@ static void prune_run_matches(const struct ksym_db *db)
  * Pending entry i's table t into /run: what the patterns match of it where
  * that was asked; a whole FUNCS table, and then that too.
  */
-static int store_run(struct ksym_db *db, int i, const struct ksym_table *t)
+static int store_run(struct ksym_db *db, int i, const struct ksym_table *t, const char **name)
 {
 	struct ksym_cache_key mk;
 	struct ksym_table *sub;
 	bool whole = !db->pending[i].subset;
 	int err = 0;
 
+	*name = db->pending[i].name;
 	if (whole)
 		err = ksym_cache__store(db->opts.cache_dir, db->pending[i].name,
 					&db->pending[i].key, t);
 	if (err || !db->match_hash[0] || (whole && strcmp(db->pending[i].name, "funcs")))
 		return err;
+	*name = db->run_match;
 	sub = pattern_subset(db, t);
 	if (!sub)
 		return -errno;	/* (0: not worth a file) */
@@ -786,16 +819,9 @@ void ksym_db__flush(struct ksym_db *db)
 {
 	struct ksym_cache_key now;
 	uint64_t t0 = ksym_now_ns();
+	const char *name;
 	int i, err;
 
-	/*
-	 * The whole build cache used: what the patterns matched in it, for the
-	 * next boot (sites as the file has them, each checked again when used);
-	 * with modules read live, from the checked table below.
-	 */
-	if (db->rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
-	    !db->opts.no_cache && !db->live_merged)
-		build_match_store(db, db->funcs, &db->layout, db->anchors);
 	/* a boot's first run measured on a later one: the build cache is all it is
 	 * about; a build cache found wrong: nothing from it is worth keeping */
 	if (db->rebased && (db->opts.no_run_cache || db->rebase_bad || db->layout.bases_hidden))
@@ -823,8 +849,10 @@ void ksym_db__flush(struct ksym_db *db)
 				err = -ESTALE;
 			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path)
 				build_store(db, c, from, db->pending[i].key.modules_hash);
-			if (!err && db->rebased && db->live_merged)
+			if (!err && db->rebased && db->live_merged && !db->match_stored) {
 				build_match_store(db, c, &db->layout, db->anchors);
+				db->match_stored = true;
+			}
 			ksym_table__free(all);
 			all = NULL;
 			if (err) {
@@ -832,15 +860,25 @@ void ksym_db__flush(struct ksym_db *db)
 				continue;
 			}
 		}
-		err = db->opts.no_run_cache ? 0 :
-		      store_run(db, i, c ? c : from);
+		name = db->pending[i].name;
+		err = db->opts.no_run_cache ? 0 : store_run(db, i, c ? c : from, &name);
 		ksym_table__free(c);
 		ksym_table__free(all);
 		/* root's cache that cannot be written (/run full, read-only) is worth a
 		 * word; a user's run is not expected to write root's */
 		if (err && (db->opts.verbose || !geteuid()))
 			warn(db, "cannot write cache %s/%s: %s; the run goes on without it",
-			     db->opts.cache_dir, db->pending[i].name, strerror(-err));
+			     db->opts.cache_dir, name, strerror(-err));
+	}
+	/*
+	 * The whole build cache used and right so far: what the patterns matched
+	 * in it, for the next boot (sites as the file has them, each checked again
+	 * when used); with modules read live, from the checked table above.
+	 */
+	if (db->rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
+	    !db->opts.no_cache && !db->live_merged && !db->match_stored) {
+		build_match_store(db, db->funcs, &db->layout, db->anchors);
+		db->match_stored = true;
 	}
 	if (db->pending_cnt)
 		db->phase_ns[KSYM_PH_STORE] += ksym_now_ns() - t0;
@@ -1156,6 +1194,11 @@ static int build_funcs(struct ksym_db *db)
 			warn(db, "ignoring build cache %s/%s: %s; using the whole one",
 			     db->opts.build_cache_dir, db->build_file, errno == EPERM ?
 			     "not a private root-owned file" : "corrupt or truncated");
+		/* a module loaded now that it lacks: the whole file may know it */
+		if (t && unknown) {
+			ksym_table__free(t);
+			t = NULL;
+		}
 		if (!t)
 			db->build_file[0] = '\0';
 	}
@@ -1165,7 +1208,7 @@ static int build_funcs(struct ksym_db *db)
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	build_path(db, &l, path, sizeof(path));
 	if (!t) {
-		if (errno == EBADMSG || errno == EPERM)
+		if ((errno == EBADMSG || errno == EPERM) && (!db->opts.cache_only || db->opts.verbose))
 			warn(db, "ignoring build cache %s: %s; rebuilding it", path,
 			     errno == EPERM ? "not a private root-owned file" : "corrupt or truncated");
 		else if (errno == ESTALE && db->opts.verbose)
@@ -1183,7 +1226,8 @@ static int build_funcs(struct ksym_db *db)
 		db->build_file[0] = '\0';
 		return -ENOENT;
 	}
-	if (unknown) {
+	/* completion answers at once and quietly: the names the file knows */
+	if (unknown && !db->opts.cache_only) {
 		err = live_modules(db, &t, &l);
 		if (err) {
 			/* once: this run's cache will know them */
@@ -1221,8 +1265,17 @@ static int build_funcs(struct ksym_db *db)
 		db->build_dev = st.st_dev;
 		db->build_ino = st.st_ino;
 	}
-	/* used: the prune keeps the builds booted lately, not those written lately */
+	/* used: the prune keeps the builds booted lately, not those written lately
+	 * (the whole file too where a pattern set's served: its sets go with it) */
 	utimensat(AT_FDCWD, path, NULL, 0);
+	if (db->match_hit) {
+		char whole[600];
+		char name[64];
+
+		ksym_build__name(&l, name, sizeof(name));
+		snprintf(whole, sizeof(whole), "%s/%s", db->opts.build_cache_dir, name);
+		utimensat(AT_FDCWD, whole, NULL, 0);
+	}
 	return 0;
 }
 

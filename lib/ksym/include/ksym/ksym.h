@@ -322,9 +322,10 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
  * table: /run's funcs-<hash> and the build cache's match-<build id>-<hash>
  * (a build cache of those functions). A later run with the same patterns, in
  * the same order, reads that instead: tens of entries to check and map, not
- * tens of thousands. The newest few pattern sets are kept in each directory.
+ * tens of thousands. The newest pattern sets (by use) are kept in each
+ * directory: the daemon asks one set per pattern group.
  */
-#define KSYM_MATCH_CACHE_KEEP 8
+#define KSYM_MATCH_CACHE_KEEP 64
 
 /*
  * The running build's cache from dir (NULL: KSYM_BUILD_CACHE_DIR) to path, a
