@@ -678,12 +678,13 @@ int ksym_table__addr(const struct ksym_table *t, uint64_t addr, struct ksym *out
 	return 0;
 }
 
-int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, void *ctx)
+/* fn(t, pos, ctx) for each address-order position glob matches, until it returns nonzero. */
+static int match_pos(const struct ksym_table *t, const char *glob,
+		     int (*fn)(const struct ksym_table *t, size_t pos, void *ctx), void *ctx)
 {
 	const char *module = NULL;
 	char modbuf[64];
 	size_t plen, i;
-	struct ksym sym;
 	int ret;
 
 	glob = split_module(glob, modbuf, sizeof(modbuf), &module);
@@ -698,33 +699,46 @@ int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, 
 		if (strncmp(name, glob, plen) || !ksym_glob_match(glob + plen, name + plen) ||
 		    (module && !mod_ok(t, e, module)))
 			continue;
-		fill(t, e, &sym);
-		ret = fn(&sym, ctx);
+		ret = fn(t, i, ctx);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+struct match_ctx {
+	ksym_fn fn;
+	void *ctx;
+};
+
+static int match_one(const struct ksym_table *t, size_t pos, void *ctx)
+{
+	struct match_ctx *m = ctx;
+	struct ksym sym;
+
+	fill(t, ksym_ent_at(t, pos), &sym);
+	return m->fn(&sym, m->ctx);
+}
+
+int ksym_table__match(const struct ksym_table *t, const char *glob, ksym_fn fn, void *ctx)
+{
+	struct match_ctx m = { fn, ctx };
+
+	return match_pos(t, glob, match_one, &m);
+}
+
+static int mark_one(const struct ksym_table *t, size_t pos, void *ctx)
+{
+	uint8_t *marks = ctx;
+
+	(void)t;
+	marks[pos / 8] |= 1u << (pos % 8);
+	return 0;
+}
+
 int ksym_table__mark(const struct ksym_table *t, const char *glob, uint8_t *marks)
 {
-	const char *module = NULL;
-	char modbuf[64];
-	size_t plen, i;
-
-	glob = split_module(glob, modbuf, sizeof(modbuf), &module);
-	if (!glob)
-		return -ENAMETOOLONG;
-	plen = strcspn(glob, "*?[");
-	for (i = 0; i < t->cnt; i++) {
-		const struct ksym_ent *e = ksym_ent_at(t, i);
-		const char *name = ksym_ent_name(t, e);
-
-		if (!strncmp(name, glob, plen) && ksym_glob_match(glob + plen, name + plen) &&
-		    (!module || mod_ok(t, e, module)))
-			marks[i / 8] |= 1u << (i % 8);
-	}
-	return 0;
+	return match_pos(t, glob, mark_one, marks);
 }
 
 struct ksym_table *ksym_table__select(const struct ksym_table *t, const uint8_t *marks)
