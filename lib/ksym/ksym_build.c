@@ -877,6 +877,37 @@ static void aged_add(struct aged_list *l, const char *name, int64_t mtime)
 	memcpy(l->v[l->n++].name, name, strlen(name) + 1);	/* length checked */
 }
 
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+void ksym_prune_newest(const char *dir, const char *prefix, size_t keep)
+{
+	struct aged_list l = {};
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	size_t i;
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		struct stat st;
+
+		if (strncmp(d->d_name, prefix, strlen(prefix)) ||
+		    strlen(d->d_name) >= sizeof(l.v->name) ||
+		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		aged_add(&l, d->d_name, mtime_ns(&st));
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), aged_cmp);
+	for (i = keep; i < l.n; i++)
+		unlinkat(dirfd(dp), l.v[i].name, 0);
+	closedir(dp);
+	free(l.v);
+}
+
 /* "match-<id>-<patterns>" is of the build "build-<id>" */
 static bool match_of(const char *match, const char *build)
 {
@@ -908,7 +939,7 @@ void ksym_build__prune(const char *dir, const char *keep_name, int keep)
 			unlinkat(dirfd(dp), d->d_name, 0);
 			continue;
 		}
-		mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		mtime = mtime_ns(&st);
 		if (build && strcmp(d->d_name, keep_name))
 			aged_add(&b, d->d_name, mtime);
 		else if (match)

@@ -737,52 +737,6 @@ static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 			const struct ksym_table *from, uint64_t modules_hash);
 
-static int64_t mtime_ns(const struct stat *st)
-{
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
-/* Keeps the newest KSYM_MATCH_CACHE_KEEP of /run's pattern sets. */
-static void prune_run_matches(const struct ksym_db *db)
-{
-	struct { int64_t t; char name[32]; } v[KSYM_MATCH_CACHE_KEEP + 1];
-	size_t n = 0, i, old;
-	struct dirent *d;
-	DIR *dp = opendir(db->opts.cache_dir);
-
-	if (!dp)
-		return;
-	while ((d = readdir(dp))) {
-		struct stat st;
-
-		if (strncmp(d->d_name, "funcs-", 6) || strlen(d->d_name) >= sizeof(v[0].name) ||
-		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-			continue;
-		/* one over the bound: the oldest of them goes */
-		if (n == KSYM_MATCH_CACHE_KEEP + 1) {
-			for (old = 0, i = 1; i < n; i++)
-				if (v[i].t < v[old].t)
-					old = i;
-			if (mtime_ns(&st) < v[old].t) {
-				unlinkat(dirfd(dp), d->d_name, 0);
-				continue;
-			}
-			unlinkat(dirfd(dp), v[old].name, 0);
-			n--;
-			v[old] = v[n];
-		}
-		v[n].t = mtime_ns(&st);
-		memcpy(v[n++].name, d->d_name, strlen(d->d_name) + 1);	/* length checked */
-	}
-	if (n == KSYM_MATCH_CACHE_KEEP + 1) {
-		for (old = 0, i = 1; i < n; i++)
-			if (v[i].t < v[old].t)
-				old = i;
-		unlinkat(dirfd(dp), v[old].name, 0);
-	}
-	closedir(dp);
-}
-
 /*
  * Pending entry i's table t into /run: what the patterns match of it where
  * that was asked; a whole FUNCS table, and then that too.
@@ -811,7 +765,7 @@ static int store_run(struct ksym_db *db, int i, const struct ksym_table *t, cons
 	err = ksym_cache__store(db->opts.cache_dir, db->run_match, &mk, sub);
 	ksym_table__free(sub);
 	if (!err)
-		prune_run_matches(db);
+		ksym_prune_newest(db->opts.cache_dir, "funcs-", KSYM_MATCH_CACHE_KEEP);
 	return err;
 }
 

@@ -446,6 +446,8 @@ bool ksym_build__valid(const char *buf, size_t len);
  * KSYM_MATCH_CACHE_KEEP of the rest.
  */
 void ksym_build__prune(const char *dir, const char *keep_name, int keep);
+/* Removes all but the keep newest regular files of dir whose names start with prefix. */
+void ksym_prune_newest(const char *dir, const char *prefix, size_t keep);
 /* l's build's cache file name in the cache directory ("build-<hex id>"). */
 void ksym_build__name(const struct ksym_layout *l, char *buf, size_t len);
 

@@ -1031,6 +1031,34 @@ static void test_prune_matches(void **state)
 	assert_true(exists("prunem/build-03") && exists("prunem/build-04"));
 }
 
+/* /run's pattern sets: the newest few stay, to the nanosecond; nothing else goes. */
+static void test_prune_newest(void **state)
+{
+	char pdir[300], n[64];
+	size_t i;
+
+	(void)state;
+	snprintf(pdir, sizeof(pdir), "%s/prunen", dir);
+	assert_int_equal(mkdir(pdir, 0700), 0);
+	for (i = 0; i < 5; i++) {
+		struct timespec ts[2] = { { .tv_sec = 5000, .tv_nsec = i * 1000 },
+					  { .tv_sec = 5000, .tv_nsec = i * 1000 } };
+
+		snprintf(n, sizeof(n), "prunen/funcs-%zu", i);
+		touch(n, 5000);
+		assert_int_equal(utimensat(AT_FDCWD, path_of(n), ts, 0), 0);
+	}
+	touch("prunen/funcs", 1);	/* the whole table: no set */
+	assert_int_equal(mkdir(path_of("prunen/funcs-dir"), 0700), 0);
+	ksym_prune_newest(pdir, "funcs-", 3);
+	for (i = 0; i < 5; i++) {
+		snprintf(n, sizeof(n), "prunen/funcs-%zu", i);
+		assert_int_equal(exists(n), i >= 2);	/* in one second, by nanoseconds */
+	}
+	assert_true(exists("prunen/funcs") && exists("prunen/funcs-dir"));
+	ksym_prune_newest(path_of("prunen/none"), "funcs-", 1);	/* no directory: nothing */
+}
+
 static int collect_sym(const struct ksym *s, void *ctx)
 {
 	struct { struct ksym v[64]; size_t n; } *c = ctx;
@@ -1388,6 +1416,7 @@ int main(void)
 		cmocka_unit_test(test_unsafe_files),
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_prune_matches),
+		cmocka_unit_test(test_prune_newest),
 		cmocka_unit_test(test_select_store),
 		cmocka_unit_test(test_store_leaves_out),
 		cmocka_unit_test(test_store_unknown_module),
