@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/bpf.h>
 #include <linux/btf.h>
 
 #include "ksym_internal.h"
@@ -20,16 +18,100 @@
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 #define BTF_MAX (64u << 20)
 
-/* offset of "\0name\0" + 1 in the string section, or 0 */
-static uint32_t btf_str(const char *str, size_t len, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = str, *end = str + len;
+/*
+ * The file through one small window, read where it is asked for: a fresh
+ * process pays for every page it first touches (under TCG ~15 ms a MB, four
+ * times the copy itself), and what is sought lies in the first half of each
+ * section, so neither the whole file nor a buffer of its size is wanted.
+ */
+#define WIN (64u << 10)
 
-	while (p < end && (p = memmem(p, end - p, name, n + 1))) {
-		if (p > str && p[-1] == '\0')
-			return p - str;
-		p++;
+struct win {
+	int fd;
+	uint64_t off;		/* the file's bytes [off, off + len) are in buf */
+	size_t len;
+	char buf[WIN];
+};
+
+/* n (<= WIN) bytes of the file at at, or NULL where it has fewer (err set on an error) */
+static const char *win_at(struct win *w, uint64_t at, size_t n, int *err)
+{
+	ssize_t k;
+
+	if (at >= w->off && at + n <= w->off + w->len)
+		return w->buf + (at - w->off);
+	if (at >= w->off && at < w->off + w->len) {
+		w->len -= at - w->off;
+		memmove(w->buf, w->buf + (at - w->off), w->len);
+	} else {
+		w->len = 0;
+	}
+	w->off = at;
+	while (w->len < n) {
+		/* sysfs gives a page per read(); a file bound over it, more */
+		k = pread(w->fd, w->buf + w->len, WIN - w->len, at + w->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k < 0)
+				*err = -errno;
+			return NULL;
+		}
+		w->len += k;
+	}
+	return w->buf;
+}
+
+#define SCAN_MAX_STRUCTS 4
+#define SCAN_MAX_FIELDS 8
+#define SCAN_MAX_NAMES (1 + SCAN_MAX_STRUCTS * (1 + SCAN_MAX_FIELDS))
+#define NAME_MAX_LEN 64
+
+/*
+ * Each name's offset in the string section [at, at + len) (0: not there),
+ * read until all are found. Every string follows a NUL (the section starts
+ * with the empty one), so "\0name\0" is where name starts, less one.
+ */
+static int find_strings(struct win *w, uint64_t at, uint32_t len, const char *const *names,
+			uint32_t *offs, size_t cnt)
+{
+	char needle[SCAN_MAX_NAMES][NAME_MAX_LEN + 2];
+	size_t nlen[SCAN_MAX_NAMES], i, left = 0, over = 0;
+	uint32_t pos = 0;
+	int err = 0;
+
+	for (i = 0; i < cnt; i++) {
+		size_t n = strlen(names[i]);
+
+		offs[i] = 0;
+		nlen[i] = 0;
+		if (!n || n > NAME_MAX_LEN)
+			continue;
+		needle[i][0] = '\0';
+		memcpy(needle[i] + 1, names[i], n + 1);
+		nlen[i] = n + 2;
+		over = nlen[i] > over ? nlen[i] : over;
+		left++;
+	}
+	while (left && pos + over <= len) {
+		size_t n = len - pos < WIN ? len - pos : WIN;
+		const char *c = win_at(w, at + pos, n, &err), *hit;
+
+		if (!c)
+			return err ? err : -EBADMSG;
+		for (i = 0; i < cnt; i++) {
+			if (!nlen[i] || offs[i])
+				continue;
+			hit = memmem(c, n, needle[i], nlen[i]);
+			if (hit) {
+				offs[i] = pos + (hit - c) + 1;
+				left--;
+			}
+		}
+		if (pos + n == len)
+			break;
+		/* a name across the window's end is found in the next */
+		pos += n - over + 1;
 	}
 	return 0;
 }
@@ -72,88 +154,10 @@ static size_t btf_extra(const struct btf_type *t)
 	}
 }
 
-/*
- * The same bytes in one copy: sysfs gives a page per read() (1,346 reads on
- * 6.12), the bpf syscall the whole object. Id 1 is vmlinux's (a module's BTF
- * is made after it); it must say so, and be the size sysfs says, or sysfs is
- * read (a file bound over sysfs' is then what is used, as the tests want).
- */
-static int read_btf_obj(char *buf, size_t size)
-{
-	struct bpf_btf_info info;
-	union bpf_attr a;
-	char name[16] = "";
-	int fd, err = 0;
-
-	memset(&a, 0, sizeof(a));
-	a.btf_id = 1;
-	fd = syscall(__NR_bpf, BPF_BTF_GET_FD_BY_ID, &a, sizeof(a));
-	if (fd < 0)
-		return -errno;
-	memset(&info, 0, sizeof(info));
-	info.btf = (uintptr_t)buf;
-	info.btf_size = size;
-	info.name = (uintptr_t)name;
-	info.name_len = sizeof(name);
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (uintptr_t)&info;
-	if (syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
-		err = -errno;
-	else if (!info.kernel_btf || info.btf_size != size || strcmp(name, "vmlinux"))
-		err = -ENOENT;
-	close(fd);
-	return err;
-}
-
-/* sysfs knows the file's size: one buffer, no growing */
-static int read_btf(char **bufp, size_t *lenp)
-{
-	int fd = open(BTF_PATH, O_RDONLY | O_CLOEXEC), err = 0;
-	size_t len = 0;
-	struct stat st;
-	ssize_t n;
-	char *buf;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || st.st_size <= 0 || (size_t)st.st_size > BTF_MAX) {
-		close(fd);
-		return -EBADMSG;
-	}
-	/* ~5 MB: in huge pages where the kernel allows, not a fault per 4 KiB */
-	buf = ksym_mem_alloc(st.st_size);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	if (!read_btf_obj(buf, st.st_size))
-		len = st.st_size;
-	while (len < (size_t)st.st_size) {
-		n = read(fd, buf + len, st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EBADMSG;
-			break;
-		}
-		len += n;
-	}
-	close(fd);
-	if (err) {
-		ksym_mem_free(buf, st.st_size);
-		return err;
-	}
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 /* the first struct of that name: its wanted fields' byte offsets */
-static void take_struct(const struct btf_type *t, struct ksym_btf_struct *s, const uint32_t *fstr)
+static void take_struct(const struct btf_type *t, const struct btf_member *m,
+			struct ksym_btf_struct *s, const uint32_t *fstr)
 {
-	const struct btf_member *m = (const void *)(t + 1);
 	uint32_t j;
 	size_t k;
 
@@ -168,74 +172,128 @@ static void take_struct(const struct btf_type *t, struct ksym_btf_struct *s, con
 	}
 }
 
-#define SCAN_MAX_STRUCTS 4
-#define SCAN_MAX_FIELDS 8
+/* The struct's members, in the window or (a struct larger than it) read apart. */
+static int struct_members(struct win *w, uint64_t at, size_t extra,
+			  const struct btf_type *t, struct ksym_btf_struct *s, const uint32_t *fstr)
+{
+	const char *m;
+	char *big;
+	int err = 0;
 
+	if (extra <= WIN) {
+		m = win_at(w, at, extra, &err);
+		if (!m)
+			return err ? err : -EBADMSG;
+		take_struct(t, (const void *)m, s, fstr);
+		return 0;
+	}
+	big = malloc(extra);
+	if (!big)
+		return -ENOMEM;
+	if (pread(w->fd, big, extra, at) == (ssize_t)extra)
+		take_struct(t, (const void *)big, s, fstr);
+	else
+		err = -EBADMSG;
+	free(big);
+	return err;
+}
+
+/*
+ * The strings first, then one walk of the types comparing name offsets, each
+ * stopping once all is found (both well before their end on 6.12).
+ */
 int ksym_btf__scan(const char *func, uint32_t *func_id, struct ksym_btf_struct *s, size_t cnt)
 {
-	uint32_t func_str = 0, sstr[SCAN_MAX_STRUCTS], fstr[SCAN_MAX_STRUCTS][SCAN_MAX_FIELDS];
-	size_t len = 0, i, k, left = cnt + !!func;
-	const struct btf_header *h;
-	const char *str, *p, *end;
-	char *buf = NULL;
-	uint32_t id;
-	int err;
+	const char *names[SCAN_MAX_NAMES];
+	uint32_t offs[SCAN_MAX_NAMES], *sstr = offs + 1, id;
+	size_t i, k, n = 0, left = cnt + !!func;
+	uint64_t tp, tend, sp;
+	struct btf_header h;
+	struct win *w;
+	struct stat st;
+	int err = 0;
 
 	if (cnt > SCAN_MAX_STRUCTS)
 		return -EINVAL;
+	names[n++] = func ? func : "";
 	for (i = 0; i < cnt; i++) {
 		if (s[i].field_cnt > SCAN_MAX_FIELDS)
 			return -EINVAL;
 		s[i].found = false;
-		for (k = 0; k < s[i].field_cnt; k++)
-			s[i].off[k] = -1;
+		names[n++] = s[i].name;
 	}
+	for (i = 0; i < cnt; i++)
+		for (k = 0; k < s[i].field_cnt; k++) {
+			s[i].off[k] = -1;
+			names[n++] = s[i].fields[k];
+		}
 	if (func_id)
 		*func_id = 0;
-	err = read_btf(&buf, &len);
-	if (err)
-		return err;
-	h = (const void *)buf;
-	err = -EBADMSG;
-	if (len < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > len ||
-	    h->type_off > len - h->hdr_len || h->type_len > len - h->hdr_len - h->type_off ||
-	    h->str_off > len - h->hdr_len || h->str_len > len - h->hdr_len - h->str_off)
-		goto out;
-	str = buf + h->hdr_len + h->str_off;
-	if (func && !(func_str = btf_str(str, h->str_len, func)))
-		left--;
-	for (i = 0; i < cnt; i++) {
-		sstr[i] = btf_str(str, h->str_len, s[i].name);
-		left -= !sstr[i];
-		for (k = 0; k < s[i].field_cnt; k++)
-			fstr[i][k] = btf_str(str, h->str_len, s[i].fields[k]);
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->off = w->len = 0;
+	w->fd = open(BTF_PATH, O_RDONLY | O_CLOEXEC);
+	if (w->fd < 0) {
+		err = -errno;
+		goto out_free;
 	}
-	p = buf + h->hdr_len + h->type_off;
-	end = p + h->type_len;
-	for (id = 1; left && p + sizeof(struct btf_type) <= end; id++) {
-		const struct btf_type *t = (const void *)p;
-		size_t extra = btf_extra(t);
-		uint32_t kind = BTF_INFO_KIND(t->info);
+	if (fstat(w->fd, &st) || st.st_size <= 0 || (uint64_t)st.st_size > BTF_MAX ||
+	    pread(w->fd, &h, sizeof(h), 0) != sizeof(h)) {
+		err = -EBADMSG;
+		goto out;
+	}
+	err = -EBADMSG;
+	if (h.magic != BTF_MAGIC || h.hdr_len < sizeof(h) || h.hdr_len > st.st_size ||
+	    h.type_off > st.st_size - h.hdr_len ||
+	    h.type_len > st.st_size - h.hdr_len - h.type_off ||
+	    h.str_off > st.st_size - h.hdr_len || h.str_len > st.st_size - h.hdr_len - h.str_off)
+		goto out;
+	sp = h.hdr_len + h.str_off;
+	err = find_strings(w, sp, h.str_len, names, offs, n);
+	if (err)
+		goto out;
+	/* a name the kernel has no string for is nowhere in its types */
+	left -= func && !offs[0];
+	for (i = 0; i < cnt; i++)
+		left -= !sstr[i];
+	tp = h.hdr_len + h.type_off;
+	tend = tp + h.type_len;
+	for (id = 1; left && tp + sizeof(struct btf_type) <= tend; id++) {
+		const struct btf_type *pt = (const void *)win_at(w, tp, sizeof(*pt), &err);
+		struct btf_type t;
+		uint32_t kind;
+		size_t extra;
 
+		if (!pt)
+			break;
+		t = *pt;
+		kind = BTF_INFO_KIND(t.info);
+		extra = btf_extra(&t);
 		if (extra == SIZE_MAX) {
 			err = -EOPNOTSUPP;
 			goto out;
 		}
-		if ((size_t)(end - p) < sizeof(*t) + extra)
+		if (tend - tp < sizeof(t) + extra)
 			break;
-		if (kind == BTF_KIND_FUNC && func_str && t->name_off == func_str && !*func_id) {
+		if (kind == BTF_KIND_FUNC && func && offs[0] && t.name_off == offs[0] && !*func_id) {
 			*func_id = id;
 			left--;
 		}
-		for (i = 0; kind == BTF_KIND_STRUCT && i < cnt; i++)
-			if (sstr[i] && t->name_off == sstr[i] && !s[i].found) {
-				take_struct(t, &s[i], fstr[i]);
-				left--;
-			}
-		p += sizeof(*t) + extra;
+		for (i = 0, k = 1 + cnt; i < cnt; k += s[i].field_cnt, i++) {
+			if (kind != BTF_KIND_STRUCT || s[i].found || !sstr[i] || t.name_off != sstr[i])
+				continue;
+			err = struct_members(w, tp + sizeof(t), extra, &t, &s[i], offs + k);
+			if (err)
+				goto out;
+			left--;
+		}
+		tp += sizeof(t) + extra;
 	}
-	err = 0;
+	err = err < 0 ? err : 0;
 out:
-	ksym_mem_free(buf, len);
+	close(w->fd);
+out_free:
+	free(w);
 	return err;
 }

@@ -1093,9 +1093,20 @@ static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_l
 	f = ksym_feed__new(&filter, 4096, 256 << 10);
 	if (!f)
 		return -errno;
-	for (i = 0, err = 0; i < l->mod_cnt && !err; i++)
-		if (!l->mods[i].in_file)
-			err = ksym_modlive__read(db->kcore, &l->mod_btf, l->mods[i].name, f);
+	for (i = 0, err = 0; i < l->mod_cnt && !err; i++) {
+		if (l->mods[i].in_file)
+			continue;
+		err = ksym_modlive__read(db->kcore, &l->mod_btf, l->mods[i].name, f);
+		/*
+		 * Listed while still loading, before sysfs shows its sections (udev at
+		 * boot): a run a moment earlier would not have seen it either.
+		 */
+		if (err == -ENOENT && l->mods[i].loading) {
+			if (db->opts.verbose)
+				warn(db, "module %s is still loading: left out", l->mods[i].name);
+			err = 0;
+		}
+	}
 	extra = ksym_feed__end(f, err);
 	if (!extra)
 		return -errno;
