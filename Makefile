@@ -183,10 +183,20 @@ $(OUTPUT)/data/%: tests/data/%.xz
 	@mkdir -p $(@D)
 	xz -dc $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/tests/%-asan: tests/unit/%.c $(KSYM_SRCS) $(MODEL_SRCS) $(KSYM_HDRS) $(wildcard kmodel/*.h tests/unit/*.h)
+# The library compiled once per instrumentation, for the tests that build it in
+# (a test that includes one of its files keeps its own copy: the archive's is
+# then not linked).
+$(OUTPUT)/obj-asan/%.o: %.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(TEST_INC) -Ilib/ksym $< $(KSYM_SRCS) \
-		$(MODEL_SRCS) -lcmocka -lelf -pthread -o $@
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC) -Ilib/ksym -c $< -o $@
+$(OUTPUT)/libksym-asan.a: $(KSYM_SRCS:%.c=$(OUTPUT)/obj-asan/%.o)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/tests/%-asan: tests/unit/%.c $(OUTPUT)/libksym-asan.a $(MODEL_SRCS) $(KSYM_HDRS) \
+		$(wildcard kmodel/*.h tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(TEST_INC) -Ilib/ksym $< \
+		$(MODEL_SRCS) $(OUTPUT)/libksym-asan.a -lcmocka -lelf -pthread -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS) $(wildcard kmodel/*.h tests/unit/*.h)
 	@mkdir -p $(@D)
@@ -227,29 +237,28 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
 FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive glob config)
 
+# (the parsers' ring in 16-byte chunks: the fuzzer's lines split everywhere)
+FUZZ_LIB_FLAGS := $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) -Ilib/ksym \
+	-DKSYM_RING_CHUNK=16 -DKSYM_RING_CHUNKS=2
+$(OUTPUT)/obj-fuzz/%.o: %.c $(KSYM_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_LIB_FLAGS) -c $< -o $@
+FUZZ_LIB := $(OUTPUT)/libksym-fuzz.a
+$(FUZZ_LIB): $(KSYM_SRCS:%.c=$(OUTPUT)/obj-fuzz/%.o)
+	rm -f $@ && $(AR) rcs $@ $^
+
 define fuzz_format
-$(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(KSYM_SRCS) $(KSYM_HDRS)
+$(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(FUZZ_LIB) $(KSYM_HDRS)
 	@mkdir -p $$(@D)
-	$(CLANG) $(FUZZ_FLAGS) -DFUZZ_FMT=KSYM_FMT_$(shell echo $(1) | tr a-z A-Z) \
-		-DKSYM_RING_CHUNK=16 -DKSYM_RING_CHUNKS=2 $$< $(KSYM_SRCS) -lelf -o $$@
+	$(CLANG) $(FUZZ_FLAGS) -DFUZZ_FMT=KSYM_FMT_$(shell echo $(1) | tr a-z A-Z) $$< $(FUZZ_LIB) \
+		-lelf -o $$@
 endef
 $(foreach f,$(FUZZ_FORMATS),$(eval $(call fuzz_format,$(f))))
 
-$(OUTPUT)/fuzz/fuzz_cache: tests/fuzz/fuzz_cache.c $(KSYM_SRCS) $(KSYM_HDRS)
+# the loaders' fuzzers include the file they test: the archive's copy is not linked
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_cache.c,$(KSYM_SRCS)) -lelf -o $@
-
-$(OUTPUT)/fuzz/fuzz_build: tests/fuzz/fuzz_build.c $(KSYM_SRCS) $(KSYM_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_build.c,$(KSYM_SRCS)) -lelf -o $@
-
-$(OUTPUT)/fuzz/fuzz_iter: tests/fuzz/fuzz_iter.c $(KSYM_SRCS) $(KSYM_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(filter-out lib/ksym/ksym_iter.c,$(KSYM_SRCS)) -lelf -o $@
-
-$(OUTPUT)/fuzz/fuzz_modlive: tests/fuzz/fuzz_modlive.c $(KSYM_SRCS) $(KSYM_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(KSYM_SRCS) -lelf -o $@
+	$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB) -lelf -o $@
 
 $(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
 	@mkdir -p $(@D)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Each fuzz target for a bounded time (FUZZ_SECONDS, default 5: make check keeps under 15 minutes) on a copy of
+# Each fuzz target for a bounded time (FUZZ_SECONDS, default 3: make check keeps under 15 minutes) on a copy of
 # its seed corpus; a crash, leak or broken invariant fails its test.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
-secs=${FUZZ_SECONDS:-5}
+secs=${FUZZ_SECONDS:-3}
 targets=(kallsyms funcs funcs_addrs blacklist system_map cache build iter modlive glob config)
 echo "1..${#targets[@]}"
 n=0
