@@ -164,6 +164,11 @@ void ksym_layout__free(struct ksym_layout *l)
 
 int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 {
+	return ksym_layout__live_from(l, kc, NULL);
+}
+
+int ksym_layout__live_from(struct ksym_layout *l, const struct ksym_kcore *kc, const char *modules)
+{
 	char *buf, *line, *save = NULL;
 	size_t len, cap = 0;
 	int err;
@@ -174,8 +179,8 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
 		err = live_text(&l->text);
 	if (err)
 		return err;
-	if (ksym__read_file("/proc/modules", &buf, &len))
-		return 0;	/* no modules */
+	if (modules ? !(buf = strdup(modules)) : ksym__read_file("/proc/modules", &buf, &len))
+		return modules ? -ENOMEM : 0;	/* (unreadable: no modules) */
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct ksym_layout_mod *m;
 		char state[16], path[128];

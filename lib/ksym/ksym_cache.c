@@ -95,13 +95,13 @@ static int read_small(const char *path, char *buf, size_t len)
 }
 
 /* Module names, sizes and load addresses; use counts change too often to key on. */
-static uint64_t modules_hash(void)
+static uint64_t modules_hash(const char *modules)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	char *buf, *line, *save = NULL;
 	size_t len;
 
-	if (ksym__read_file("/proc/modules", &buf, &len))
+	if (modules ? !(buf = strdup(modules)) : ksym__read_file("/proc/modules", &buf, &len))
 		return h;	/* no module support: nothing can change */
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[64], state[16];
@@ -121,6 +121,11 @@ static uint64_t modules_hash(void)
 
 int ksym_cache__live_key(struct ksym_cache_key *key, const char *source)
 {
+	return ksym_cache__live_key_from(key, source, NULL);
+}
+
+int ksym_cache__live_key_from(struct ksym_cache_key *key, const char *source, const char *modules)
+{
 	struct utsname u;
 	int err;
 
@@ -132,7 +137,7 @@ int ksym_cache__live_key(struct ksym_cache_key *key, const char *source)
 		return -errno;
 	snprintf(key->release, sizeof(key->release), "%s", u.release);
 	snprintf(key->source, sizeof(key->source), "%s", source);
-	key->modules_hash = modules_hash();
+	key->modules_hash = modules_hash(modules);
 	return 0;
 }
 

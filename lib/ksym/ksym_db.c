@@ -81,6 +81,7 @@ struct ksym_db {
 	/* the running kernel's cache key, read once (boot id, /proc/modules) */
 	struct ksym_cache_key key;
 	int key_err;			/* 1: not read yet */
+	char *modules;			/* /proc/modules, read once for the key and the layout */
 	char err[320];
 };
 
@@ -210,6 +211,7 @@ void ksym_db__free(struct ksym_db *db)
 	free(db->prefixes);
 	free(db->names);
 	ksym_layout__free(&db->layout);
+	free(db->modules);
 	free(db);
 }
 
@@ -575,6 +577,19 @@ static int load_file(struct ksym_db *db, enum ksym_format fmt, const char *path,
 }
 
 /* Cache lookup, timed as reading; a bad file is reported and left to be replaced. */
+/*
+ * /proc/modules' text ("" where there is none), for the cache key and the
+ * layout: at boot each read waits for udev's module loads (47 ms once).
+ */
+static const char *db_modules(struct ksym_db *db)
+{
+	size_t len;
+
+	if (!db->modules && ksym__read_file("/proc/modules", &db->modules, &len))
+		db->modules = strdup("");
+	return db->modules;
+}
+
 static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const char *source,
 				    struct ksym_cache_key *key)
 {
@@ -584,7 +599,7 @@ static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const 
 	if (db->opts.no_cache)
 		return NULL;
 	if (db->key_err == 1)
-		db->key_err = ksym_cache__live_key(&db->key, "");
+		db->key_err = ksym_cache__live_key_from(&db->key, "", db_modules(db));
 	if (db->key_err)
 		return NULL;
 	*key = db->key;
@@ -1145,7 +1160,7 @@ static int build_funcs(struct ksym_db *db)
 	struct stat st;
 	int err;
 
-	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live(&l, db->kcore)) {
+	if (db->opts.no_cache || db->opts.no_build_cache || ksym_layout__live_from(&l, db->kcore, db_modules(db))) {
 		db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 		return -ENOENT;
 	}

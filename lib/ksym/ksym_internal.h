@@ -407,6 +407,9 @@ struct ksym_layout {
 
 /* _text from kc's map of the kernel image where kc is given (no kallsyms read). */
 int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc);
+/* The same from /proc/modules' text as read already (one read where a run needs both). */
+int ksym_layout__live_from(struct ksym_layout *l, const struct ksym_kcore *kc, const char *modules);
+int ksym_cache__live_key_from(struct ksym_cache_key *key, const char *source, const char *modules);
 /* Where kcore maps the kernel image from: _text; 0 unknown. */
 uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc);
 void ksym_layout__free(struct ksym_layout *l);

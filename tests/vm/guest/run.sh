@@ -3,13 +3,21 @@ series=$1
 cd /host/tests || exit 1
 . ./lib.sh
 echo "# guest $(uname -r)"
-. ./lookup.sh
-. ./sources.sh
-. ./iter.sh
+# each part's time in the guest, as a comment: where the suite's minutes go
+part_t0=$(cut -d' ' -f1 /proc/uptime)
+part() {
+	. ./$1
+	part_t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "# $1: $(awk -v a="$part_t0" -v b="$part_t1" 'BEGIN { printf "%.1f", b - a }') s"
+	part_t0=$part_t1
+}
+part lookup.sh
+part sources.sh
+part iter.sh
 case $series in
-6.1) . ./old.sh ;;
-*) . ./multi.sh; . ./attach.sh; . ./agent.sh ;;
+6.1) part old.sh ;;
+*) part multi.sh; part attach.sh; part agent.sh ;;
 esac
-. ./faults.sh
-. ./signals.sh
-. ./errors.sh
+part faults.sh
+part signals.sh
+part errors.sh
