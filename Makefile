@@ -235,11 +235,12 @@ $(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/se
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
-FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive glob config)
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive btf glob config)
 
-# (the parsers' ring in 16-byte chunks: the fuzzer's lines split everywhere)
+# (the parsers' ring in 16-byte chunks, the BTF scanner's window 160 bytes: what
+# they read splits everywhere)
 FUZZ_LIB_FLAGS := $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) -Ilib/ksym \
-	-DKSYM_RING_CHUNK=16 -DKSYM_RING_CHUNKS=2
+	-DKSYM_RING_CHUNK=16 -DKSYM_RING_CHUNKS=2 -DKSYM_BTF_WIN=160
 $(OUTPUT)/obj-fuzz/%.o: %.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_LIB_FLAGS) -c $< -o $@

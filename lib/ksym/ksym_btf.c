@@ -24,7 +24,10 @@
  * times the copy itself), and what is sought lies in the first half of each
  * section, so neither the whole file nor a buffer of its size is wanted.
  */
-#define WIN (64u << 10)
+#ifndef KSYM_BTF_WIN		/* the fuzzer's build: a small one, so records straddle it */
+#define KSYM_BTF_WIN (64u << 10)
+#endif
+#define WIN KSYM_BTF_WIN
 
 struct win {
 	int fd;
@@ -66,6 +69,7 @@ static const char *win_at(struct win *w, uint64_t at, size_t n, int *err)
 #define SCAN_MAX_FIELDS 8
 #define SCAN_MAX_NAMES (1 + SCAN_MAX_STRUCTS * (1 + SCAN_MAX_FIELDS))
 #define NAME_MAX_LEN 64
+_Static_assert(WIN > NAME_MAX_LEN + 2, "a window holds any name sought, with its NULs");
 
 /*
  * Each name's offset in the string section [at, at + len) (0: not there),
@@ -187,13 +191,22 @@ static int struct_members(struct win *w, uint64_t at, size_t extra,
 		take_struct(t, (const void *)m, s, fstr);
 		return 0;
 	}
+	/* (no kernel has one: 5,462 members) */
 	big = malloc(extra);
 	if (!big)
 		return -ENOMEM;
-	if (pread(w->fd, big, extra, at) == (ssize_t)extra)
+	for (size_t got = 0; got < extra && !err;) {
+		ssize_t k = pread(w->fd, big + got, extra - got, at + got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			err = k < 0 ? -errno : -EBADMSG;
+		else
+			got += k;
+	}
+	if (!err)
 		take_struct(t, (const void *)big, s, fstr);
-	else
-		err = -EBADMSG;
 	free(big);
 	return err;
 }
@@ -203,6 +216,18 @@ static int struct_members(struct win *w, uint64_t at, size_t extra,
  * stopping once all is found (both well before their end on 6.12).
  */
 int ksym_btf__scan(const char *func, uint32_t *func_id, struct ksym_btf_struct *s, size_t cnt)
+{
+	int fd = open(BTF_PATH, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = ksym_btf__scan_fd(fd, func, func_id, s, cnt);
+	close(fd);
+	return err;
+}
+
+int ksym_btf__scan_fd(int fd, const char *func, uint32_t *func_id, struct ksym_btf_struct *s,
+		      size_t cnt)
 {
 	const char *names[SCAN_MAX_NAMES];
 	uint32_t offs[SCAN_MAX_NAMES], *sstr = offs + 1, id;
@@ -233,11 +258,7 @@ int ksym_btf__scan(const char *func, uint32_t *func_id, struct ksym_btf_struct *
 	if (!w)
 		return -ENOMEM;
 	w->off = w->len = 0;
-	w->fd = open(BTF_PATH, O_RDONLY | O_CLOEXEC);
-	if (w->fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
+	w->fd = fd;
 	if (fstat(w->fd, &st) || st.st_size <= 0 || (uint64_t)st.st_size > BTF_MAX ||
 	    pread(w->fd, &h, sizeof(h), 0) != sizeof(h)) {
 		err = -EBADMSG;
@@ -292,8 +313,6 @@ int ksym_btf__scan(const char *func, uint32_t *func_id, struct ksym_btf_struct *
 	}
 	err = err < 0 ? err : 0;
 out:
-	close(w->fd);
-out_free:
 	free(w);
 	return err;
 }

@@ -346,6 +346,9 @@ struct ksym_btf_struct {
 };
 
 int ksym_btf__scan(const char *func, uint32_t *func_id, struct ksym_btf_struct *s, size_t cnt);
+/* The same from a BTF file open at fd (read with pread: its offset is left alone). */
+int ksym_btf__scan_fd(int fd, const char *func, uint32_t *func_id, struct ksym_btf_struct *s,
+		      size_t cnt);
 
 /* len bytes of kernel memory at addr in one segment of kc, whatever len is. */
 int ksym_kcore__read_bulk(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len);

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/btf.h>
+#include <sys/mman.h>
 
 #include <ksym/ksym.h>
 #include "ksym_internal.h"
@@ -1358,6 +1360,72 @@ static void test_merge_live(void **state)
 	}
 }
 
+/*
+ * The BTF scanner on a small file written here: a function and two structs
+ * (one with bitfield offsets), the names sought after the strings of others,
+ * a field sought that the struct lacks.
+ */
+static void test_btf_scan(void **state)
+{
+	static const char str[] = "\0int\0bpf_iter_ksym\0kallsym_iter\0pos\0value\0type\0name"
+				  "\0module_name\0exported\0module\0kallsyms\0state";
+	static const char *const iter_f[] = { "pos", "value", "type", "name", "module_name",
+					      "exported" };
+	static const char *const mod_f[] = { "name", "kallsyms", "state", "refcnt" };
+	struct {
+		struct btf_header h;
+		uint32_t t_int[4];
+		uint32_t t_proto[3];
+		uint32_t t_func[3];
+		uint32_t t_iter[3 + 6 * 3];
+		uint32_t t_mod[3 + 3 * 3];
+		char str[sizeof(str)];
+	} __attribute__((packed)) b = {
+		.h = { .magic = BTF_MAGIC, .version = 1, .hdr_len = sizeof(b.h),
+		       .type_len = offsetof(typeof(b), str) - sizeof(b.h), .str_off =
+		       offsetof(typeof(b), str) - sizeof(b.h), .str_len = sizeof(str) },
+		.t_int = { 1, BTF_KIND_INT << 24, 4, 32 },
+		.t_proto = { 0, BTF_KIND_FUNC_PROTO << 24, 0 },
+		.t_func = { 5, BTF_KIND_FUNC << 24, 2 },
+		.t_iter = { 19, BTF_KIND_STRUCT << 24 | 6, 1024, 32, 1, 0, 36, 1, 64, 42, 1, 352,
+			    47, 1, 360, 52, 1, 4456, 64, 1, 4992 },
+		.t_mod = { 73, 1u << 31 | BTF_KIND_STRUCT << 24 | 3, 900, 89, 1, 0, 47, 1, 24 * 8,
+			   80, 1, 96 * 8 },
+	};
+	int off_iter[6], off_mod[4], fd;
+	struct ksym_btf_struct s[2] = {
+		{ .name = "kallsym_iter", .fields = iter_f, .field_cnt = 6, .off = off_iter },
+		{ .name = "module", .fields = mod_f, .field_cnt = 4, .off = off_mod },
+	};
+	uint32_t id;
+
+	(void)state;
+	memcpy(b.str, str, sizeof(str));
+	fd = memfd_create("btf", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, &b, sizeof(b)), sizeof(b));
+	assert_int_equal(ksym_btf__scan_fd(fd, "bpf_iter_ksym", &id, s, 2), 0);
+	assert_int_equal(id, 3);
+	assert_true(s[0].found && s[1].found);
+	assert_int_equal(s[0].size, 1024);
+	assert_int_equal(off_iter[0], 0);
+	assert_int_equal(off_iter[1], 8);
+	assert_int_equal(off_iter[2], 44);
+	assert_int_equal(off_iter[3], 45);
+	assert_int_equal(off_iter[4], 557);
+	assert_int_equal(off_iter[5], 624);
+	assert_int_equal(off_mod[0], 24);
+	assert_int_equal(off_mod[1], 96);
+	assert_int_equal(off_mod[2], 0);
+	assert_int_equal(off_mod[3], -1);
+	/* a function it does not have; a file cut inside its types */
+	assert_int_equal(ksym_btf__scan_fd(fd, "bpf_iter_task", &id, s, 2), 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(ftruncate(fd, sizeof(b.h) + 20), 0);
+	assert_int_equal(ksym_btf__scan_fd(fd, "bpf_iter_ksym", &id, s, 2), -EBADMSG);
+	close(fd);
+}
+
 /* struct module's layout goes with the file: read back as stored, or unknown. */
 static void test_mod_btf(void **state)
 {
@@ -1423,6 +1491,7 @@ int main(void)
 		cmocka_unit_test(test_store_empty_module),
 		cmocka_unit_test(test_merge_live),
 		cmocka_unit_test(test_mod_btf),
+		cmocka_unit_test(test_btf_scan),
 	};
 
 	return cmocka_run_group_tests_name("ksym-build", tests, setup, teardown);
