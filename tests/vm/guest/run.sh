@@ -6,9 +6,10 @@ echo "# guest $(uname -r)"
 # each part's time in the guest, as a comment: where the suite's minutes go
 part_t0=$(cut -d' ' -f1 /proc/uptime)
 part() {
+	part_name=$1	# (a part may set its own positional parameters)
 	. ./$1
 	part_t1=$(cut -d' ' -f1 /proc/uptime)
-	echo "# $1: $(awk -v a="$part_t0" -v b="$part_t1" 'BEGIN { printf "%.1f", b - a }') s"
+	echo "# $part_name: $(awk -v a="$part_t0" -v b="$part_t1" 'BEGIN { printf "%.1f", b - a }') s"
 	part_t0=$part_t1
 }
 part lookup.sh
