@@ -256,7 +256,7 @@ $(OUTPUT)/fuzz/fuzz_$(1): tests/fuzz/fuzz_parse.c $(FUZZ_LIB) $(KSYM_HDRS)
 endef
 $(foreach f,$(FUZZ_FORMATS),$(eval $(call fuzz_format,$(f))))
 
-# the loaders' fuzzers include the file they test: the archive's copy is not linked
+# (a fuzzer that includes the file it tests keeps its copy: the archive's is not linked)
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB) -lelf -o $@
