@@ -165,10 +165,11 @@ static const struct argp_option opts[] = {
 					 "(available_filter_functions format)", 1 },
 	{ "funcs-addrs", OPT_FUNCS_ADDRS, "FILE", 0, "Traceable functions with addresses from "
 						     "FILE (available_filter_functions_addrs)", 1 },
-	{ "source", OPT_SOURCE, "iter|kallsyms|tracefs", 0, "Traceable functions from the "
-		"kernel's symbols checked in /proc/kcore, read through the ksym BPF iterator or "
-		"/proc/kallsyms, or from tracefs' lists (default: the iterator, else kallsyms, "
-		"where kcore is readable)", 1 },
+	{ "source", OPT_SOURCE, "kmem|iter|kallsyms|tracefs", 0, "Traceable functions from the "
+		"kernel's symbols checked in /proc/kcore, read from the kernel's table in its "
+		"memory, through the ksym BPF iterator or from /proc/kallsyms, or from tracefs' "
+		"lists (default: kmem, else the iterator, else kallsyms, where kcore is readable)",
+	  1 },
 	{ "blacklist", OPT_BLACKLIST, "FILE", 0, "kprobe blacklist from FILE", 1 },
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
@@ -314,7 +315,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FUNCS_ADDRS: env.funcs_addrs = arg; break;
 	case OPT_BLACKLIST: env.blacklist = arg; break;
 	case OPT_SOURCE:
-		if (!strcmp(arg, "iter")) {
+		if (!strcmp(arg, "kmem")) {
+			env.funcs_from = KSYM_FUNCS_KALLSYMS;
+			env.syms_from = KSYM_SYMS_KMEM;
+		} else if (!strcmp(arg, "iter")) {
 			env.funcs_from = KSYM_FUNCS_KALLSYMS;
 			env.syms_from = KSYM_SYMS_ITER;
 		} else if (!strcmp(arg, "kallsyms")) {
@@ -323,7 +327,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		} else if (!strcmp(arg, "tracefs")) {
 			env.funcs_from = KSYM_FUNCS_TRACEFS;
 		} else {
-			usage_error(state, "invalid source '%s' (iter, kallsyms or tracefs)", arg);
+			usage_error(state, "invalid source '%s' (kmem, iter, kallsyms or tracefs)", arg);
 		}
 		break;
 	case OPT_NO_CACHE: env.no_cache = true; break;

@@ -65,6 +65,8 @@ struct ksym_db {
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_layout layout;	/* this boot's, for the messages */
 	bool syms_iter;			/* the live table came through the ksym iterator */
+	bool syms_kmem;			/* or from the kernel's table in memory (no trampolines) */
+	bool kmem_warned;
 	bool iter_warned;
 	char iter_err[80];		/* why the iterator was not used */
 	dev_t build_dev;		/* the file used: removed only if still it */
@@ -253,8 +255,12 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 		return addr == db->anchors[KSYM_ANCHOR_FTRACE_CALLER] ||
 		       addr == db->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
 		       addr >= 0xffffffffc0000000ull;
-	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr)
+	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr) {
+		/* the kernel's table in memory lists no trampoline: where they all are */
+		if (known && db->syms_kmem)
+			return addr >= 0xffffffffc0000000ull;
 		return !known && (addr < db->text_lo || addr >= db->text_hi);
+	}
 	if (s.module)
 		return !strcmp(s.module, "__builtin__ftrace") ||
 		       (!strcmp(s.module, "bpf") && !strncmp(s.name, "bpf_trampoline_", 15));
@@ -464,6 +470,56 @@ static const char *iter_error(int err)
 	}
 }
 
+static const char *kmem_error(int err)
+{
+	switch (err) {
+	case EOPNOTSUPP:
+		return "kcore's VMCOREINFO does not say where the table is (Linux >= 6.0), "
+		       "or struct module is laid out unlike the kernels known";
+	case EACCES:
+	case EPERM:
+		return "/proc/kcore refused (CAP_SYS_RAWIO, or kernel lockdown)";
+	case EBADMSG:
+		return "the tables there are not laid out as this code reads them";
+	case ESTALE:
+		return "a module went while its symbols were read";
+	default:
+		return strerror(err);
+	}
+}
+
+/*
+ * The live table's text symbols from the kernel's own table in memory, read
+ * through kcore: no walk in the kernel at all. -EAGAIN: try the iterator.
+ */
+static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
+		     struct ksym_table **out)
+{
+	struct ksym_parse_stats *st = po->stats;
+	int err;
+
+	if (db->opts.syms_from == KSYM_SYMS_KALLSYMS || db->opts.syms_from == KSYM_SYMS_ITER ||
+	    !po->text_only)
+		return -EAGAIN;
+	*out = ksym_kmem__load(db->kcore, po);
+	db->phase_ns[KSYM_PH_READ] += st->read_ns;
+	if (*out) {
+		db->syms_kmem = true;
+		return 0;
+	}
+	err = errno;
+	if (err == EINTR)
+		return fail(db, EINTR, "interrupted while reading the kernel's symbols");
+	if (db->opts.syms_from == KSYM_SYMS_KMEM)
+		return fail(db, err, "cannot read the kernel's symbol table from its memory: %s",
+			    kmem_error(err));
+	if (db->opts.verbose && !db->kmem_warned)
+		warn(db, "kernel's symbol table in memory: %s; trying the ksym BPF iterator",
+		     kmem_error(err));
+	db->kmem_warned = true;
+	return -EAGAIN;
+}
+
 /*
  * The live /proc/kallsyms table through the ksym iterator where it works (it
  * walks the same table without printing it, and sees what kptr_restrict
@@ -514,6 +570,9 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 		po.name_cnt = filter->name_cnt;
 	}
 	if (fmt == KSYM_FMT_KALLSYMS && !strcmp(path, "/proc/kallsyms")) {
+		err = load_kmem(db, &po, out);
+		if (err != -EAGAIN)
+			return err;
 		err = load_iter(db, &po, out);
 		if (err != -EAGAIN)
 			return err;
@@ -1419,6 +1478,8 @@ static int kallsyms_funcs(struct ksym_db *db)
 				     &filter, &db->funcs);
 		if (db->syms_iter)
 			db->funcs_source = "iter+kcore";
+		if (db->syms_kmem)
+			db->funcs_source = "kmem+kcore";
 	}
 	if (!err && key.boot_id[0])
 		cache_put(db, "funcs", &key, db->funcs, true, db->prefix_cnt != 0);

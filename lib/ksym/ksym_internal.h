@@ -8,6 +8,9 @@
 
 #include <ksym/ksym.h>
 
+/* The kernel's KSYM_NAME_LEN is 512 (with the NUL). */
+#define KSYM_NAME_MAX 511
+
 /* The phases' clock (the tool's src/common/clock.h is the same, on its side). */
 static inline uint64_t ksym_now_ns(void)
 {
@@ -242,6 +245,12 @@ struct ksym_feed *ksym_feed__new(const struct ksym_parse_opts *opts, size_t ents
 int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *name,
 		   size_t name_len, const char *mod, size_t mod_len);
 struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err);
+/*
+ * Whether a symbol of this type whose name starts with head (len bytes: two,
+ * or the whole name where it is shorter) can pass f's filters: a first look,
+ * before a compressed name is expanded whole.
+ */
+bool ksym_feed__may_keep(const struct ksym_feed *f, char type, const char *head, size_t len);
 
 /*
  * a's entries and b's as one new table, a's addresses made this boot's (a
@@ -375,9 +384,33 @@ int ksym_modlive__btf(struct ksym_mod_btf *b);
  */
 int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
 		       struct ksym_feed *f);
-/* The same with its struct module at at (the fuzzer's: no sysfs). */
+/*
+ * A module's exports (its mod->syms) as (value, address of the name) pairs
+ * sorted by value: with them a symbol's type is cased as /proc/kallsyms cases it.
+ */
+struct ksym_mod_exports {
+	struct ksym_kcore *kc;
+	uint64_t *v;
+	size_t cnt;
+};
+
+/* The same with its struct module at at (the fuzzer's: no sysfs); ex may be NULL. */
 int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
-			  uint64_t at, struct ksym_feed *f);
+			  uint64_t at, const struct ksym_mod_exports *ex, struct ksym_feed *f);
+
+/*
+ * The running kernel's text symbols from its own tables through kc (ksym_kmem.c;
+ * NULL: /proc/kcore opened for it), as /proc/kallsyms lists them but for the
+ * trampolines and BPF programs listed after the modules. opts must ask for
+ * text only (EINVAL). NULL with errno: EOPNOTSUPP no kallsyms in VMCOREINFO
+ * (kernel < 6.0) or a struct layout not known here, EBADMSG tables unlike the
+ * kernel's, ESTALE the module list changed under the walk, EINTR stopped;
+ * kcore's own errors.
+ */
+struct ksym_table *ksym_kmem__load(struct ksym_kcore *kc, const struct ksym_parse_opts *opts);
+
+/* kcore's VMCOREINFO note, NUL-terminated (malloc()ed in *text); -ENOENT: none. */
+int ksym_kcore__vmcoreinfo(struct ksym_kcore *kc, char **text);
 
 /*
  * This boot's layout (ksym_build.c): the kernel's build ID and where its text

@@ -30,6 +30,7 @@ struct ksym_kcore {
 	int fd;
 	size_t seg_cnt;
 	struct kcore_seg seg[KCORE_MAX_SEGS];
+	uint64_t note_off, note_len;	/* the PT_NOTE segment; 0 bytes: none */
 	/* the last window read: candidates come in address order, many per page */
 	uint64_t win_addr;
 	size_t win_len;
@@ -71,10 +72,15 @@ struct ksym_kcore *ksym_kcore__open(const char *path)
 		errno = ENOEXEC;
 		goto err;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (ph[i].p_type == PT_LOAD && ph[i].p_memsz)
 			kc->seg[kc->seg_cnt++] =
 				(struct kcore_seg){ ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_offset };
+		if (ph[i].p_type == PT_NOTE && !kc->note_len) {
+			kc->note_off = ph[i].p_offset;
+			kc->note_len = ph[i].p_filesz;
+		}
+	}
 	if (!kc->seg_cnt) {
 		errno = ENOEXEC;
 		goto err;
@@ -102,6 +108,50 @@ uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc)
 		    kc->seg[i].vaddr < 0xffffffffc0000000ull)
 			return kc->seg[i].vaddr;
 	return 0;
+}
+
+/* far above the kernel's: its notes are a few registers and 4 KiB of vmcoreinfo */
+#define KCORE_NOTES_MAX (1u << 20)
+
+int ksym_kcore__vmcoreinfo(struct ksym_kcore *kc, char **text)
+{
+	static const char name[] = "VMCOREINFO";
+	size_t off = 0, len = kc->note_len;
+	char *b;
+	int err = -ENOENT;
+
+	*text = NULL;
+	if (!len || len > KCORE_NOTES_MAX)
+		return len ? -EFBIG : -ENOENT;
+	b = malloc(len);
+	if (!b)
+		return -ENOMEM;
+	if (pread(kc->fd, b, len, kc->note_off) != (ssize_t)len) {
+		free(b);
+		return -EIO;
+	}
+	while (len - off >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr nh;
+		size_t nsz, dsz;
+
+		memcpy(&nh, b + off, sizeof(nh));
+		nsz = (nh.n_namesz + 3ull) & ~3ull;
+		dsz = (nh.n_descsz + 3ull) & ~3ull;
+		if (nsz > len - off - sizeof(nh) || dsz > len - off - sizeof(nh) - nsz)
+			break;
+		if (nh.n_namesz == sizeof(name) && !memcmp(b + off + sizeof(nh), name, sizeof(name))) {
+			*text = malloc(nh.n_descsz + 1);
+			err = *text ? 0 : -ENOMEM;
+			if (*text) {
+				memcpy(*text, b + off + sizeof(nh) + nsz, nh.n_descsz);
+				(*text)[nh.n_descsz] = '\0';
+			}
+			break;
+		}
+		off += sizeof(nh) + nsz + dsz;
+	}
+	free(b);
+	return err;
 }
 
 void ksym_kcore__close(struct ksym_kcore *kc)

@@ -78,11 +78,50 @@ int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, cons
 	uint64_t at;
 	int err = this_module(mod, &at);
 
-	return err ? err : ksym_modlive__read_at(kc, b, mod, at, f);
+	return err ? err : ksym_modlive__read_at(kc, b, mod, at, NULL, f);
+}
+
+/* Whether the string at at in kernel memory is name (read 64 bytes at a time). */
+static int kstr_is(struct ksym_kcore *kc, uint64_t at, const char *name)
+{
+	size_t len = strlen(name) + 1, done, n;
+	char b[64];
+	int err;
+
+	for (done = 0; done < len; done += n) {
+		n = len - done < sizeof(b) ? len - done : sizeof(b);
+		err = ksym_kcore__read(kc, at + done, b, n);
+		if (err)
+			return err;
+		if (memcmp(b, name + done, n))
+			return 0;
+	}
+	return 1;
+}
+
+/* /proc/kallsyms' case: upper where the module exports it under that name and value. */
+static int exported(const struct ksym_mod_exports *ex, uint64_t value, const char *name)
+{
+	size_t lo = 0, hi = ex->cnt, mid;
+	int r;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (ex->v[2 * mid] < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ex->cnt && ex->v[2 * lo] == value; lo++) {
+		r = kstr_is(ex->kc, ex->v[2 * lo + 1], name);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
-			  uint64_t at, struct ksym_feed *f)
+			  uint64_t at, const struct ksym_mod_exports *ex, struct ksym_feed *f)
 {
 	const int *o = b->off;
 	unsigned char m[MOD_STRUCT_MAX], k[MOD_STRUCT_MAX];
@@ -149,13 +188,19 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
 	str[str_len] = '\0';
 	for (i = 0; i < num && !err; i++) {
 		const char *name;
+		char type = types[i];
 
-		if (!ksym_type_is_text(types[i]) || syms[i].st_name >= str_len)
+		if (!ksym_type_is_text(type) || syms[i].st_name >= str_len)
 			continue;
 		name = str + syms[i].st_name;
-		/* the type's case as elf_type() gave it: kallsyms recases by export */
-		err = ksym_feed__add(f, syms[i].st_value, types[i], name, strlen(name), mod,
-				     mod_len);
+		/* the type's case as elf_type() gave it, unless the exports are known */
+		if (ex) {
+			err = exported(ex, syms[i].st_value, name);
+			if (err < 0)
+				break;
+			type = err ? type & ~0x20 : type | 0x20;
+		}
+		err = ksym_feed__add(f, syms[i].st_value, type, name, strlen(name), mod, mod_len);
 	}
 out:
 	free(syms);

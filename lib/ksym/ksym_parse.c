@@ -16,9 +16,6 @@
 
 #include "ksym_internal.h"
 
-/* The kernel's KSYM_NAME_LEN is 512 (with the NUL). */
-#define KSYM_NAME_MAX 511
-
 int ksym__read_file(const char *path, char **bufp, size_t *lenp)
 {
 	size_t cap = 1 << 20, len = 0;
@@ -197,6 +194,7 @@ struct parser {
 	size_t prefix_cnt;
 	/* names' first two bytes any prefix allows: most names stop there */
 	uint64_t first2[65536 / 64];
+	uint64_t want2[65536 / 64];	/* and those of the exact names */
 	uint16_t *key;		/* each prefix's first two bytes */
 	size_t *plen;
 	const char *const *want;	/* the exact names asked for */
@@ -399,6 +397,11 @@ static int names_init(struct parser *ps, const char *const *names, size_t cnt)
 
 		ps->names[i] = colon ? colon + 1 : n;
 		ps->nlen[i] = strlen(ps->names[i]);
+		if (ps->nlen[i]) {
+			unsigned int k = first2(ps->names[i], ps->nlen[i]);
+
+			ps->want2[k / 64] |= 1ull << (k % 64);
+		}
 		for (h = ksym_hash_len(ps->names[i], ps->nlen[i]) & ps->nmask; ps->nslot[h];
 		     h = (h + 1) & ps->nmask)
 			;
@@ -926,6 +929,20 @@ int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *na
 		return 0;
 	}
 	return add_entry(ps, &l);
+}
+
+bool ksym_feed__may_keep(const struct ksym_feed *f, char type, const char *head, size_t len)
+{
+	const struct parser *ps = &f->ps;
+	unsigned int k;
+
+	if (ps->text_only && !ksym_type_is_text(type))
+		return false;
+	if (!ps->prefixes && !ps->names)
+		return true;
+	k = first2(head, len);
+	return (ps->prefixes && ps->first2[k / 64] >> (k % 64) & 1) ||
+	       (ps->names && ps->want2[k / 64] >> (k % 64) & 1);
 }
 
 struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err)

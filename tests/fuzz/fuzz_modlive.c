@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = ksym_feed__new(&o, 64, 4096);
 	if (!kc || !f)
 		abort();
-	err = ksym_modlive__read_at(kc, &layout, "fz", BASE, f);
+	err = ksym_modlive__read_at(kc, &layout, "fz", BASE, NULL, f);
 	t = ksym_feed__end(f, err);
 	ksym_kcore__close(kc);
 	if (!t) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * iter_dump [-t] [-n NAME]... [PREFIX]...: the kernel's symbols through the ksym
- * iterator (ksym_table__load_iter), or with -k through /proc/kallsyms with the
+ * iterator (ksym_table__load_iter), with -m from the kernel's table in its
+ * memory (ksym_table__load_kmem), or with -k through /proc/kallsyms with the
  * same filters, printed as /proc/kallsyms prints them (in address order): for
  * the VM tests to compare the two sources symbol for symbol. -t: text symbols
  * only; -T: the load's time on stderr instead of the table. Exit 1 with the reason when the source fails.
@@ -76,11 +77,11 @@ int main(int argc, char **argv)
 	bool timed = false;
 	struct ksym_table *t;
 	size_t i, n = 0;
-	bool kallsyms = false;
+	bool kallsyms = false, kmem = false;
 	struct ksym s;
 	int c;
 
-	while ((c = getopt(argc, argv, "tkTn:F:")) != -1) {
+	while ((c = getopt(argc, argv, "tkmTn:F:")) != -1) {
 		if (c == 'F')
 			return forge_btf(optarg);
 		if (c == 'T') {
@@ -91,6 +92,8 @@ int main(int argc, char **argv)
 			o.text_only = true;
 		else if (c == 'k')
 			kallsyms = true;
+		else if (c == 'm')
+			kmem = true;
 		else if (c == 'n' && n < 64)
 			names[n++] = optarg;
 		else
@@ -105,6 +108,7 @@ int main(int argc, char **argv)
 		o.name_cnt = n;
 	}
 	t = kallsyms ? ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &o)
+	    : kmem   ? ksym_table__load_kmem(&o)
 		     : ksym_table__load_iter(&o);
 	if (!t) {
 		fprintf(stderr, "iter_dump: %s\n", strerror(errno));
@@ -112,7 +116,7 @@ int main(int argc, char **argv)
 	}
 	if (timed) {
 		fprintf(stderr, "%s: %zu symbols, read %.1f ms, parse %.1f ms (vmlinux BTF read alone: "
-			"%.1f ms)\n", kallsyms ? "kallsyms" : "iter", ksym_table__cnt(t),
+			"%.1f ms)\n", kallsyms ? "kallsyms" : kmem ? "kmem" : "iter", ksym_table__cnt(t),
 			st.read_ns / 1e6, st.parse_ns / 1e6, btf_read_ms());
 		ksym_table__free(t);
 		return 0;

@@ -209,6 +209,21 @@ int ksym__snprint(char *buf, size_t len, const struct ksym *sym, uint64_t addr);
  */
 struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts);
 
+/*
+ * The running kernel's text symbols from its own compressed table in memory,
+ * read through /proc/kcore where its VMCOREINFO note says the table is (Linux
+ * >= 6.0), each name expanded only as far as the filters of opts need; the
+ * loaded modules' from their struct modules. The text symbols /proc/kallsyms
+ * lists (same addresses, types, names, modules, order), but for ftrace's and
+ * BPF's trampolines and BPF programs; real addresses whatever
+ * kernel.kptr_restrict says. opts->text_only is required (EINVAL). Needs
+ * CAP_SYS_RAWIO (root) and no kernel lockdown. NULL with errno: EOPNOTSUPP
+ * no table in VMCOREINFO (kernel < 6.0) or structs not laid out as known here,
+ * EBADMSG a table unlike the kernel's, ESTALE the module list changed while it
+ * was read, EINTR opts->stop set; EACCES/EPERM kcore refused.
+ */
+struct ksym_table *ksym_table__load_kmem(const struct ksym_parse_opts *opts);
+
 /* A vmlinux (or any ELF) symbol table, through libelf. */
 struct ksym_table *ksym_table__load_elf(const char *path, const struct ksym_parse_opts *opts);
 
@@ -428,14 +443,17 @@ struct ksym_db_opts {
 	 */
 	bool no_run_cache;
 	/*
-	 * Where the live symbol table comes from. AUTO: the ksym BPF iterator
-	 * (ksym_table__load_iter) where it works, else /proc/kallsyms (a verbose
-	 * warning says why); ITER: the iterator or an error.
+	 * Where the live symbol table comes from. AUTO: for text symbols the
+	 * kernel's table in memory (ksym_table__load_kmem) where it can be read,
+	 * else the ksym BPF iterator (ksym_table__load_iter), else /proc/kallsyms
+	 * (a verbose warning says why at each step); ITER, KMEM: that source or
+	 * an error.
 	 */
 	enum ksym_syms_from {
 		KSYM_SYMS_AUTO,
 		KSYM_SYMS_ITER,
 		KSYM_SYMS_KALLSYMS,
+		KSYM_SYMS_KMEM,
 	} syms_from;
 };
 

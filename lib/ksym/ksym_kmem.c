@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The kernel's text symbols from its own tables, read through /proc/kcore.
+ *
+ * /proc/kallsyms and the ksym iterator both walk the kernel's table in the
+ * kernel, which expands each of ~160k compressed names before anyone sees one:
+ * in the project's TCG guest that walk alone took 256-308 ms, as long as the
+ * whole budget issue 16 gives a cold attach. The tables the walk reads are in
+ * kernel memory, and the VMCOREINFO note that kcore carries for crash tools
+ * (Linux >= 6.0) says where: kallsyms_names, _token_table, _token_index,
+ * _offsets, _relative_base, _num_syms. Read here, a name is expanded only as
+ * far as the filter needs to see (its first bytes, for a prefix), and a
+ * module's symbols come from its struct module (ksym_modlive.c), found on the
+ * kernel's own list of them.
+ *
+ * What this cannot see, the walks list after the modules: ftrace's and BPF's
+ * trampolines, BPF programs. Only text symbols are fed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksym_internal.h"
+
+#define SYMS_MAX (4u << 20)	/* kallsyms_num_syms: a 2026 distribution kernel has ~160k */
+#define NAMES_MAX (256u << 20)	/* the compressed names: ~2 MB there */
+#define TOKEN_TABLE_MAX (64u << 10)
+#define NAME_TOKENS_MAX 1024	/* a name's compressed bytes: KSYM_NAME_LEN 512, and one for the type */
+#define MODS_MAX 65536
+#define MOD_STATE_UNFORMED 3	/* enum module_state */
+#define EXPORTS_MAX (1u << 20)
+#define MOD_NAME_LEN 56		/* MODULE_NAME_LEN on 64-bit */
+#define MOD_HEAD_MAX 8192	/* how far into struct module the fields we read may be */
+
+/* Where VMCOREINFO says the table is. */
+enum { KS_NAMES, KS_NUM, KS_TOKEN_TABLE, KS_TOKEN_INDEX, KS_OFFSETS, KS_RELATIVE_BASE, KS_STEXT,
+       KS_CNT };
+
+static const char *const ks_names[KS_CNT] = {
+	[KS_NAMES] = "kallsyms_names", [KS_NUM] = "kallsyms_num_syms",
+	[KS_TOKEN_TABLE] = "kallsyms_token_table", [KS_TOKEN_INDEX] = "kallsyms_token_index",
+	[KS_OFFSETS] = "kallsyms_offsets", [KS_RELATIVE_BASE] = "kallsyms_relative_base",
+	[KS_STEXT] = "_stext",
+};
+
+static int where(const char *info, uint64_t at[KS_CNT])
+{
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < KS_CNT; i++) {
+		char key[64], *end;
+		size_t n = (size_t)snprintf(key, sizeof(key), "SYMBOL(%s)=", ks_names[i]);
+
+		at[i] = 0;
+		for (p = info; (p = strstr(p, key)); p += n)
+			if (p == info || p[-1] == '\n')
+				break;
+		if (!p)
+			return -ENOENT;
+		at[i] = strtoull(p + n, &end, 16);
+		if (end == p + n || (*end && *end != '\n') || !at[i])
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * A forward-only reader of kernel memory through a window: the names are read
+ * once, front to back, and most of them are dropped after a few bytes, so a
+ * buffer of the whole 2 MB (pages touched for the first time) is not wanted.
+ */
+#define STREAM_WIN (64u << 10)
+
+struct stream {
+	struct ksym_kcore *kc;
+	uint64_t addr, end;	/* of buf[0]; where the bound stops reads */
+	size_t have, pos;
+	unsigned char buf[STREAM_WIN];
+};
+
+static void stream_init(struct stream *s, struct ksym_kcore *kc, uint64_t addr, uint64_t max)
+{
+	s->kc = kc;
+	s->addr = addr;
+	s->end = addr + max < addr ? UINT64_MAX : addr + max;
+	s->have = s->pos = 0;
+}
+
+/* n (<= STREAM_WIN / 2) bytes at the position: s->buf + s->pos */
+static int stream_need(struct stream *s, size_t n)
+{
+	uint64_t at;
+	size_t want;
+	int err;
+
+	if (s->have - s->pos >= n)
+		return 0;
+	memmove(s->buf, s->buf + s->pos, s->have - s->pos);
+	s->addr += s->pos;
+	s->have -= s->pos;
+	s->pos = 0;
+	at = s->addr + s->have;
+	want = STREAM_WIN - s->have;
+	if (at >= s->end || s->end - at < n - s->have)
+		return -EBADMSG;	/* past any table's bound */
+	if (want > s->end - at)
+		want = s->end - at;
+	err = ksym_kcore__read_bulk(s->kc, at, s->buf + s->have, want);
+	/* the window reached past the segment: only what is needed */
+	if (err == -EFAULT) {
+		want = n - s->have;
+		err = ksym_kcore__read_bulk(s->kc, at, s->buf + s->have, want);
+	}
+	if (err)
+		return err;
+	s->have += want;
+	return 0;
+}
+
+struct tokens {
+	char table[TOKEN_TABLE_MAX + 1];
+	const char *tok[256];
+	uint8_t len[256];
+};
+
+static int tokens_read(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct tokens *t)
+{
+	uint16_t index[256];
+	size_t len = 0, i;
+	int err;
+
+	err = ksym_kcore__read_bulk(kc, at[KS_TOKEN_INDEX], index, sizeof(index));
+	if (err)
+		return err;
+	for (i = 0; i < 256; i++)
+		if (index[i] > len)
+			len = index[i];
+	/* the last token's bytes too: the index follows the table in the kernels we know */
+	if (at[KS_TOKEN_INDEX] > at[KS_TOKEN_TABLE] && at[KS_TOKEN_INDEX] - at[KS_TOKEN_TABLE] > len &&
+	    at[KS_TOKEN_INDEX] - at[KS_TOKEN_TABLE] <= TOKEN_TABLE_MAX)
+		len = at[KS_TOKEN_INDEX] - at[KS_TOKEN_TABLE];
+	else if (len + 256 <= TOKEN_TABLE_MAX)
+		len += 256;
+	else
+		return -EBADMSG;
+	err = ksym_kcore__read_bulk(kc, at[KS_TOKEN_TABLE], t->table, len);
+	if (err)
+		return err;
+	t->table[len] = '\0';
+	for (i = 0; i < 256; i++) {
+		size_t n = strnlen(t->table + index[i], len - index[i]);
+
+		/* every token is a string of one to 255 bytes */
+		if (!n || n == len - index[i] || n > 255)
+			return -EBADMSG;
+		t->tok[i] = t->table + index[i];
+		t->len[i] = n;
+	}
+	return 0;
+}
+
+/*
+ * Expands tokens [*k, n) of a name into out (holding *len bytes) until it
+ * holds at least want bytes or the name ends. -EBADMSG: longer than any name.
+ */
+static int expand(const struct tokens *t, const unsigned char *c, size_t n, size_t *k, char *out,
+		  size_t *len, size_t want)
+{
+	while (*k < n && *len < want) {
+		unsigned int tk = c[(*k)++];
+
+		if (*len + t->len[tk] > KSYM_NAME_MAX + 1)
+			return -EBADMSG;
+		memcpy(out + *len, t->tok[tk], t->len[tk]);
+		*len += t->len[tk];
+	}
+	return 0;
+}
+
+/* What the module walk needs from vmlinux's table, seen on the way. */
+struct seen {
+	uint64_t modules[4];	/* every symbol called "modules": the list head is one */
+	size_t modules_cnt;
+	bool stext;
+};
+
+static bool name_is(const char *s, size_t len, const char *name)
+{
+	return strlen(name) == len && !memcmp(s, name, len);
+}
+
+static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct ksym_feed *f,
+			const volatile sig_atomic_t *stop, struct seen *seen)
+{
+	struct stream *names = NULL, *offs = NULL;
+	struct tokens *t = NULL;
+	uint64_t base;
+	uint32_t num, i;
+	int32_t last;
+	bool abs_percpu;
+	int err;
+
+	err = ksym_kcore__read_bulk(kc, at[KS_NUM], &num, sizeof(num));
+	if (!err)
+		err = ksym_kcore__read_bulk(kc, at[KS_RELATIVE_BASE], &base, sizeof(base));
+	if (err)
+		return err;
+	if (!num || num > SYMS_MAX)
+		return -EBADMSG;
+	/*
+	 * CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 up to 6.14): an offset >= 0 is
+	 * an address itself (the per-CPU symbols), one < 0 counts down from
+	 * relative_base - 1. Without it every offset is relative_base's and below
+	 * 2 GiB; the highest symbol, one of vmlinux's own, tells which.
+	 */
+	err = ksym_kcore__read_bulk(kc, at[KS_OFFSETS] + 4ull * (num - 1), &last, sizeof(last));
+	if (err)
+		return err;
+	abs_percpu = last < 0;
+	t = malloc(sizeof(*t));
+	names = malloc(sizeof(*names));
+	offs = malloc(sizeof(*offs));
+	if (!t || !names || !offs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = tokens_read(kc, at, t);
+	if (err)
+		goto out;
+	stream_init(names, kc, at[KS_NAMES], NAMES_MAX);
+	stream_init(offs, kc, at[KS_OFFSETS], 4ull * num);
+	for (i = 0; i < num; i++) {
+		char name[KSYM_NAME_MAX + 2];
+		size_t n, hdr = 1, k = 0, len = 0;
+		const unsigned char *c;
+		uint64_t addr;
+		int32_t off;
+
+		if (stop && *stop && !(i & 4095)) {
+			err = -EINTR;
+			break;
+		}
+		err = stream_need(names, 2);
+		if (!err)
+			err = stream_need(offs, 4);
+		if (err)
+			break;
+		/* a length byte, or two where the first has its high bit set (6.1's big symbols) */
+		c = names->buf + names->pos;
+		n = c[0];
+		if (n & 0x80) {
+			n = (n & 0x7f) | (size_t)c[1] << 7;
+			hdr = 2;
+		}
+		if (!n || n > NAME_TOKENS_MAX) {
+			err = -EBADMSG;
+			break;
+		}
+		err = stream_need(names, hdr + n);
+		if (err)
+			break;
+		c = names->buf + names->pos + hdr;
+		memcpy(&off, offs->buf + offs->pos, 4);
+		names->pos += hdr + n;
+		offs->pos += 4;
+		addr = !abs_percpu ? base + (uint32_t)off : off >= 0 ? (uint64_t)off : base - 1 - off;
+		/* the type and two bytes of the name: enough for the filter to say no */
+		err = expand(t, c, n, &k, name, &len, 3);
+		if (err)
+			break;
+		if (len < 2) {
+			err = -EBADMSG;
+			break;
+		}
+		if (!ksym_feed__may_keep(f, name[0], name + 1, len - 1) &&
+		    (len < 3 || !((name[1] == 'm' && name[2] == 'o') || (name[1] == '_' && name[2] == 's'))))
+			continue;
+		err = expand(t, c, n, &k, name, &len, KSYM_NAME_MAX + 2);
+		if (err)
+			break;
+		name[len] = '\0';
+		if (name_is(name + 1, len - 1, "modules") && seen->modules_cnt < 4)
+			seen->modules[seen->modules_cnt++] = addr;
+		if (name_is(name + 1, len - 1, "_stext")) {
+			/* where VMCOREINFO says it is, or these are not the tables */
+			if (addr != at[KS_STEXT]) {
+				err = -EBADMSG;
+				break;
+			}
+			seen->stext = true;
+		}
+		if (ksym_type_is_text(name[0])) {
+			err = ksym_feed__add(f, addr, name[0], name + 1, len - 1, NULL, 0);
+			if (err)
+				break;
+		}
+	}
+	if (!err && !seen->stext)
+		err = -EBADMSG;
+out:
+	free(t);
+	free(names);
+	free(offs);
+	return err;
+}
+
+/* struct module's fields the walk reads, and its kernel_symbol's size, from BTF. */
+enum { M_LIST, M_STATE, M_SYMS, M_NUM_SYMS, M_CNT };
+
+struct walk_btf {
+	struct ksym_mod_btf mod;	/* what ksym_modlive__read_at() reads */
+	int off[M_CNT];
+};
+
+static int walk_btf(struct walk_btf *w)
+{
+	static const char *const mod_fields[] = { "name", "kallsyms", "list", "state", "syms",
+						  "num_syms" };
+	static const char *const mk_fields[] = { "symtab", "num_symtab", "strtab", "typetab" };
+	static const char *const ks_fields[] = { "value_offset", "name_offset" };
+	int off[12], i;
+	struct ksym_btf_struct s[3] = {
+		{ .name = "module", .fields = mod_fields, .field_cnt = 6, .off = off },
+		{ .name = "mod_kallsyms", .fields = mk_fields, .field_cnt = 4, .off = off + 6 },
+		{ .name = "kernel_symbol", .fields = ks_fields, .field_cnt = 2, .off = off + 10 },
+	};
+	int err = ksym_btf__scan(NULL, NULL, s, 3);
+
+	if (err)
+		return err;
+	/* exports as 32-bit self-relative offsets (x86-64's PREL32 relocations) */
+	if (!s[0].found || !s[1].found || !s[2].found || s[2].size != 12 || off[10] != 0 ||
+	    off[11] != 4)
+		return -EOPNOTSUPP;
+	for (i = 0; i < 10; i++)
+		if (off[i] < 0 || off[i] > MOD_HEAD_MAX - MOD_NAME_LEN)
+			return -EOPNOTSUPP;
+	w->mod.off[KSYM_MOD_NAME] = off[0];
+	w->mod.off[KSYM_MOD_KALLSYMS] = off[1];
+	for (i = 0; i < 4; i++)
+		w->mod.off[KSYM_MODK_SYMTAB + i] = off[6 + i];
+	for (i = 0; i < M_CNT; i++)
+		w->off[i] = off[2 + i];
+	return 0;
+}
+
+static uint64_t get64(const unsigned char *p, int off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The module's exports (mod->syms: the kernel's is_exported() looks at no
+ * other), as the addresses their names are at and their values, sorted by
+ * value: /proc/kallsyms lists a module's symbol in upper case only if it is
+ * one of these, by name and value.
+ */
+static int read_exports(struct ksym_kcore *kc, uint64_t syms, uint32_t num, struct ksym_mod_exports *ex)
+{
+	int32_t *ks = NULL;
+	uint32_t i;
+	int err;
+
+	ex->cnt = 0;
+	ex->v = NULL;
+	if (!num)
+		return 0;
+	if (num > EXPORTS_MAX)
+		return -EBADMSG;
+	ks = malloc(num * 12ull);
+	ex->v = malloc(num * 2 * sizeof(*ex->v));
+	if (!ks || !ex->v) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ksym_kcore__read_bulk(kc, syms, ks, num * 12ull);
+	if (err)
+		goto out;
+	for (i = 0; i < num; i++) {
+		uint64_t at = syms + 12ull * i;
+
+		ex->v[2 * i] = at + (int64_t)ks[3 * i];		/* the value */
+		ex->v[2 * i + 1] = at + 4 + (int64_t)ks[3 * i + 1];	/* its name */
+	}
+	qsort(ex->v, num, 2 * sizeof(*ex->v), cmp_u64);
+	ex->cnt = num;
+	ex->kc = kc;
+out:
+	free(ks);
+	if (err) {
+		free(ex->v);
+		ex->v = NULL;
+	}
+	return err;
+}
+
+/* The list head among the symbols called "modules": its first node points back at it. */
+static int find_head(struct ksym_kcore *kc, const struct seen *seen, uint64_t *head)
+{
+	size_t i, found = 0;
+
+	for (i = 0; i < seen->modules_cnt; i++) {
+		uint64_t h[2], back;
+
+		if (ksym_kcore__read_bulk(kc, seen->modules[i], h, sizeof(h)))
+			continue;
+		if (h[0] == seen->modules[i] ? h[1] != seen->modules[i] :
+		    ksym_kcore__read_bulk(kc, h[0] + 8, &back, 8) || back != seen->modules[i])
+			continue;
+		*head = seen->modules[i];
+		found++;
+	}
+	return found == 1 ? 0 : -EBADMSG;
+}
+
+/*
+ * Each loaded module's text symbols, in the list's order as the walks list
+ * them. -ESTALE: the list changed under the walk (a module went).
+ */
+static int module_syms(struct ksym_kcore *kc, const struct seen *seen, struct ksym_feed *f,
+		       const volatile sig_atomic_t *stop)
+{
+	struct walk_btf w;
+	uint64_t head = 0, node;
+	size_t need = 0, n;
+	int err, i;
+
+	/* a kernel without modules has no list of them */
+	if (!seen->modules_cnt)
+		return 0;
+	err = find_head(kc, seen, &head);
+	if (!err)
+		err = walk_btf(&w);
+	if (err)
+		return err;
+	for (i = 0; i < M_CNT; i++)
+		if ((size_t)w.off[i] + 8 > need)
+			need = w.off[i] + 8;
+	if ((size_t)w.mod.off[KSYM_MOD_NAME] + MOD_NAME_LEN > need)
+		need = w.mod.off[KSYM_MOD_NAME] + MOD_NAME_LEN;
+	err = ksym_kcore__read_bulk(kc, head, &node, 8);
+	for (n = 0; !err && node != head; n++) {
+		unsigned char m[MOD_HEAD_MAX];
+		struct ksym_mod_exports ex;
+		uint64_t at = node - w.off[M_LIST];
+		uint32_t state, nsyms;
+		const char *name;
+
+		if (n == MODS_MAX)
+			return -EBADMSG;
+		if (stop && *stop)
+			return -EINTR;
+		err = ksym_kcore__read_bulk(kc, at, m, need);
+		if (err)
+			return err == -EFAULT ? -ESTALE : err;
+		name = (const char *)m + w.mod.off[KSYM_MOD_NAME];
+		if (!memchr(name, '\0', MOD_NAME_LEN) || !*name)
+			return -ESTALE;
+		memcpy(&state, m + w.off[M_STATE], 4);
+		memcpy(&nsyms, m + w.off[M_NUM_SYMS], 4);
+		node = get64(m, w.off[M_LIST]);
+		if (state == MOD_STATE_UNFORMED)
+			continue;
+		err = read_exports(kc, get64(m, w.off[M_SYMS]), nsyms, &ex);
+		if (err)
+			return err == -EFAULT ? -ESTALE : err;
+		err = ksym_modlive__read_at(kc, &w.mod, name, at, &ex, f);
+		free(ex.v);
+	}
+	return err;
+}
+
+struct ksym_table *ksym_kmem__load(struct ksym_kcore *kc, const struct ksym_parse_opts *opts)
+{
+	struct ksym_parse_opts o = {};
+	struct ksym_parse_stats local, *st;
+	struct ksym_kcore *own = NULL;
+	uint64_t t0 = ksym_now_ns(), at[KS_CNT];
+	struct seen seen = {};
+	struct ksym_feed *f;
+	char *info = NULL;
+	int err;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	o.sz = sizeof(o);
+	st = o.stats ? o.stats : &local;
+	o.stats = st;
+	memset(st, 0, sizeof(*st));
+	/* the modules' other symbols are not read: text only */
+	if (!o.text_only) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!kc) {
+		kc = own = ksym_kcore__open(NULL);
+		if (!kc)
+			return NULL;
+	}
+	err = ksym_kcore__vmcoreinfo(kc, &info);
+	if (!err)
+		err = where(info, at);
+	free(info);
+	/* no note, or one without the table (a kernel before 6.0) */
+	if (err == -ENOENT)
+		err = -EOPNOTSUPP;
+	/* a whole table: ~165k text symbols, ~22 bytes of name each */
+	f = err ? NULL : ksym_feed__new(&o, 200000, 4u << 20);
+	if (!err && !f)
+		err = -ENOMEM;
+	if (!err)
+		err = vmlinux_syms(kc, at, f, o.stop, &seen);
+	if (!err)
+		err = module_syms(kc, &seen, f, o.stop);
+	ksym_kcore__close(own);
+	st->read_ns = ksym_now_ns() - t0;
+	if (!f) {
+		errno = -err;
+		return NULL;
+	}
+	return ksym_feed__end(f, err);
+}
+
+struct ksym_table *ksym_table__load_kmem(const struct ksym_parse_opts *opts)
+{
+	return ksym_kmem__load(NULL, opts);
+}
