@@ -483,6 +483,9 @@ static const char *kmem_error(int err)
 		return "the tables there are not laid out as this code reads them";
 	case ESTALE:
 		return "a module went while its symbols were read";
+	case ENOENT:
+		return "no vmlinux BTF (/sys/kernel/btf/vmlinux) for struct module's layout, or "
+		       "no /proc/kcore";
 	default:
 		return strerror(err);
 	}

@@ -191,11 +191,30 @@ static bool name_is(const char *s, size_t len, const char *name)
 	return strlen(name) == len && !memcmp(s, name, len);
 }
 
+/*
+ * What a name whose first token is tk can be, decided once per token: where
+ * the token holds the type and two bytes, the filter's answer for every name
+ * it starts (and the names the walk itself looks for are kept).
+ */
+enum { FIRST_ASK, FIRST_DROP, FIRST_KEEP };
+
+static uint8_t first_look(const struct ksym_feed *f, const struct tokens *t, unsigned int tk)
+{
+	const char *s = t->tok[tk];
+
+	if (t->len[tk] < 3)
+		return FIRST_ASK;
+	if ((s[1] == 'm' && s[2] == 'o') || (s[1] == '_' && s[2] == 's'))
+		return FIRST_KEEP;
+	return ksym_feed__may_keep(f, s[0], s + 1, 2) ? FIRST_KEEP : FIRST_DROP;
+}
+
 static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct ksym_feed *f,
 			const volatile sig_atomic_t *stop, struct seen *seen)
 {
 	struct stream *names = NULL, *offs = NULL;
 	struct tokens *t = NULL;
+	uint8_t first[256];
 	uint64_t base;
 	uint32_t num, i;
 	int32_t last;
@@ -229,6 +248,8 @@ static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct
 	err = tokens_read(kc, at, t);
 	if (err)
 		goto out;
+	for (i = 0; i < 256; i++)
+		first[i] = first_look(f, t, i);
 	stream_init(names, kc, at[KS_NAMES], NAMES_MAX);
 	stream_init(offs, kc, at[KS_OFFSETS], 4ull * num);
 	for (i = 0; i < num; i++) {
@@ -266,7 +287,10 @@ static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct
 		names->pos += hdr + n;
 		offs->pos += 4;
 		addr = !abs_percpu ? base + (uint32_t)off : off >= 0 ? (uint64_t)off : base - 1 - off;
-		/* the type and two bytes of the name: enough for the filter to say no */
+		/* most first tokens hold the type and two bytes: the filter's answer */
+		if (first[c[0]] == FIRST_DROP)
+			continue;
+		/* else the type and two bytes of the name, expanded: enough to say no */
 		err = expand(t, c, n, &k, name, &len, 3);
 		if (err)
 			break;

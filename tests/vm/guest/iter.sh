@@ -16,18 +16,38 @@ check "iterator: filtered as the text parse filters ($(wc -l < $O/ka.f) symbols)
 	cmp -s $O/ka.f $O/it.f
 check "iterator: the filter keeps module symbols" grep -q 'p9_client_read	\[9pnet\]' $O/it.f
 
-# the tool: the iterator by default, the same functions as from /proc/kallsyms
+# the kernel's table read from its memory (kmem): its text symbols are
+# /proc/kallsyms' but for the trampolines and BPF programs listed after the modules
+tails='	\[\(bpf\|__builtin__.*\)\]$'
+$D -m -t > $O/km.all 2> $O/km.err
+is "$?" 0 "kmem: the whole text table read ($(head -c 200 $O/km.err))"
+grep -v "$tails" $O/km.all | cmp -s - $O/km.all
+is "$?" 0 "kmem: no trampoline or BPF program in it"
+$D -k -t | grep -v "$tails" > $O/ka.text
+check "kmem: the text table is /proc/kallsyms' ($(wc -l < $O/ka.text) symbols, modules cased by export)" \
+	cmp -s $O/ka.text $O/km.all
+set -- -t -n schedule -n 9pnet:p9_client_read -n vfs_read vfs_ e __x64_sys_
+$D -m "$@" > $O/km.f; $D -k "$@" | grep -v "$tails" > $O/ka.f
+check "kmem: filtered as the text parse filters ($(wc -l < $O/ka.f) symbols)" cmp -s $O/ka.f $O/km.f
+check "kmem: the filter keeps module symbols" grep -q 'p9_client_read	\[9pnet\]' $O/km.f
+
+# the tool: the kernel's table in memory by default, the same functions as from
+# /proc/kallsyms, and through the iterator
 $K -l -p 'vfs_*' -o json --no-cache > $O/it.json 2> $O/it.jerr
-check "default source: the iterator, checked in kcore" grep -q '"source":"iter+kcore"' $O/it.json
+check "default source: the kernel's table in memory, checked in kcore" grep -q '"source":"kmem+kcore"' $O/it.json
+$K -l -p 'vfs_*' -o json --no-cache --source iter > $O/it.json 2> $O/it.jerr
+check "--source iter: the iterator, checked in kcore" grep -q '"source":"iter+kcore"' $O/it.json
 same_listing() { # DESC PATTERN-ARGS...
 	d=$1; shift
-	$K -l "$@" --no-cache 2> $O/sl.err | sed '$d' > $O/sl.iter
-	$K -l "$@" --no-cache --source kallsyms 2>> $O/sl.err | sed '$d' > $O/sl.ka
-	if [ -s $O/sl.ka ] && cmp -s $O/sl.iter $O/sl.ka && [ ! -s $O/sl.err ]; then
-		ok "iterator and /proc/kallsyms list the same: $d ($(wc -l < $O/sl.ka) lines)"
-	else
-		not_ok "iterator and /proc/kallsyms differ: $d ($(head -c 200 $O/sl.err))"
-	fi
+	$K -l "$@" --no-cache --source kallsyms 2> $O/sl.err | sed '$d' > $O/sl.ka
+	for src in kmem iter; do
+		$K -l "$@" --no-cache --source $src 2>> $O/sl.err | sed '$d' > $O/sl.$src
+		if [ -s $O/sl.ka ] && cmp -s $O/sl.$src $O/sl.ka && [ ! -s $O/sl.err ]; then
+			ok "$src and /proc/kallsyms list the same: $d ($(wc -l < $O/sl.ka) lines)"
+		else
+			not_ok "$src and /proc/kallsyms differ: $d ($(head -c 200 $O/sl.err))"
+		fi
+	done
 }
 same_listing "prefixes" -p 'vfs_*' -p 'ksys_*'
 same_listing "a leading wildcard" -p '*_read'
@@ -36,7 +56,7 @@ same_listing "exact names" -p schedule -p vfs_read -p p9_client_read
 
 # fallbacks: one verbose line, the same answer; --source iter: one error line
 $K -l -p 'vfs_*' --no-cache --source kallsyms 2>/dev/null | sed '$d' > $O/fb.want
-fallback() { # DESC EXPECT
+fallback() { # DESC EXPECT KMEM-EXPECT
 	$K -l -p 'vfs_*' --no-cache -v 2> $O/fb.err | sed '$d' > $O/fb.got
 	if cmp -s $O/fb.want $O/fb.got && grep -q "ksym BPF iterator: $2.*; reading /proc/kallsyms" $O/fb.err; then
 		ok "fallback to /proc/kallsyms: $1"
@@ -44,28 +64,37 @@ fallback() { # DESC EXPECT
 		not_ok "fallback to /proc/kallsyms: $1 ($(head -c 300 $O/fb.err))"
 		diff $O/fb.want $O/fb.got | head -n 6 | sed 's/^/# /'
 	fi
+	# kmem reads struct module's layout from the same BTF: it went first
+	check "kmem said why it was not used ($1)" grep -q "kernel's symbol table in memory: .*$3.*; trying the ksym BPF iterator" $O/fb.err
 	$K -l -p 'vfs_*' --no-cache 2> $O/fb.err > /dev/null
 	is "$(cat $O/fb.err)" "" "fallback without -v: silent ($1)"
 	one_line_error "--source iter: $1" "ksym BPF iterator: $2" $K -l -p 'vfs_*' --no-cache --source iter
 }
 mount -t tmpfs none /sys/kernel/btf
-fallback "no vmlinux BTF" "no vmlinux BTF"
+fallback "no vmlinux BTF" "no vmlinux BTF" "no vmlinux BTF"
+one_line_error "--source kmem: no vmlinux BTF" "cannot read the kernel's symbol table from its memory" \
+	$K -l -p 'vfs_*' --no-cache --source kmem
 umount /sys/kernel/btf
 $D -F $O/forged.btf
 mount -o bind $O/forged.btf /sys/kernel/btf/vmlinux
-fallback "a refused program" "the kernel refused its program"
+fallback "a refused program" "the kernel refused its program" "struct module is laid out unlike"
 umount /sys/kernel/btf/vmlinux
 mkdir -p /etc
 grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
 grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >> /etc/group
 su -s /bin/sh nobody -c "$D -t vfs_" > /dev/null 2> $O/np.err
 check "iterator unprivileged: refused, said ($(cat $O/np.err))" grep -q 'not permitted' $O/np.err
+su -s /bin/sh nobody -c "$D -m -t vfs_" > /dev/null 2> $O/np.err
+check "kmem unprivileged: refused, said ($(cat $O/np.err))" grep -q 'ermission denied\|not permitted' $O/np.err
 
-# kernel.kptr_restrict=2: /proc/kallsyms shows zeros even to root, the iterator not
+# kernel.kptr_restrict=2: /proc/kallsyms shows zeros even to root, kcore and the iterator not
+$K -l -p 'vfs_*' -p '9pnet:p9_client_*' --no-cache --source kallsyms 2>/dev/null | sed '$d' > $O/kr.want
 echo 2 > /proc/sys/kernel/kptr_restrict
-$K -l -p 'vfs_*' --no-cache 2> $O/kr.err | sed '$d' > $O/kr.got
-check "kptr_restrict=2: the iterator lists what /proc/kallsyms did ($(head -c 200 $O/kr.err))" \
-	cmp -s $O/fb.want $O/kr.got
+for src in kmem iter; do
+	$K -l -p 'vfs_*' -p '9pnet:p9_client_*' --no-cache --source $src 2> $O/kr.err | sed '$d' > $O/kr.got
+	check "kptr_restrict=2: $src lists what /proc/kallsyms did ($(head -c 200 $O/kr.err))" \
+		cmp -s $O/kr.want $O/kr.got
+done
 $K -p vfs_read -d 1 -o json --no-cache > $O/kr.json 2> $O/kr.err
 is "$(json_int attached $O/kr.json)" 1 "kptr_restrict=2: vfs_read attached ($(head -c 200 $O/kr.err))"
 one_line_error "kptr_restrict=2 without the iterator: the cause named" "kptr_restrict=2" \

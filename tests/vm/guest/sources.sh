@@ -1,10 +1,13 @@
 # Traceable functions from /proc/kallsyms + call sites in /proc/kcore (the default)
 # against tracefs' own lists, on the whole kernel.
 $K -l -p '*' -o json --no-cache > $O/all-k.json 2> $O/all-k.err
-check "default source: the kernel's symbols checked in kcore" grep -q '"source":"iter+kcore"' $O/all-k.json
+check "default source: the kernel's symbols checked in kcore" grep -q '"source":"kmem+kcore"' $O/all-k.json
 $K -l -p '*' --source tracefs --no-cache > $O/all-t.txt 2> $O/all-t.err
 $K -l -p '*' --source kallsyms --no-cache > $O/all-k.txt 2>> $O/all-k.err
 is "$(cat $O/all-k.err $O/all-t.err)" "" "both listings without a warning"
+$K -l -p '*' --no-cache 2> $O/all-m.err | sed '$d' > $O/all-m.txt.body
+check "the whole kernel: kmem (the default) lists what kallsyms does ($(wc -l < $O/all-k.txt) lines)" \
+	sh -c "sed '\$d' $O/all-k.txt | cmp -s - $O/all-m.txt.body"
 # "addr name module" lines; 6.1 has no addresses in its list: names there
 if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
 	f='$1 " " $2 " " $3'
@@ -28,4 +31,8 @@ pid=$!
 check "a tracer is attached" wait_for $O/bg.err 60 'attached'
 n=$($K -l -p 'vfs_*' --source kallsyms --no-cache | awk '/^[0-9a-f]{16} / { n++ } END { print n + 0 }')
 is "$n" "$want" "vfs_* while vfs_read and vfs_write are traced"
+# the kernel's table in memory lists no trampoline: a call to one is still a site
+$K -l -p 'vfs_*' --source kallsyms --no-cache | sed '$d' > $O/tr.k
+$K -l -p 'vfs_*' --source kmem --no-cache | sed '$d' > $O/tr.m
+check "vfs_* while traced: kmem lists what kallsyms does ($(wc -l < $O/tr.k) lines)" cmp -s $O/tr.k $O/tr.m
 kill -INT $pid; wait $pid
