@@ -168,7 +168,7 @@ run: $(OUTPUT)/ksymattach
 
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
 # The unit tests link the library as agents do; the sanitized ones build it in.
-UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_kmodel
+UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_ksym_kmem test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
 	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan \
 	$(OUTPUT)/tests/test_hitprog $(OUTPUT)/tests/test_hitprog-asan
@@ -204,7 +204,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 
 # The build cache's layouts are internal (ksym_build__export/import read the
 # running kernel's): its test builds them, with the library's internal header.
-$(OUTPUT)/tests/test_ksym_build: TEST_INC += -Ilib/ksym
+$(OUTPUT)/tests/test_ksym_build $(OUTPUT)/tests/test_ksym_kmem: TEST_INC += -Ilib/ksym
 
 # The engine's hand-assembled counter, with libbpf's syscall wrappers.
 HITPROG_INC := -Isrc/engine -Ibpf $(BPF_INC)
@@ -235,7 +235,7 @@ $(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/se
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
-FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive btf glob config)
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive kmem btf glob config)
 
 # (the parsers' ring in 16-byte chunks, the BTF scanner's window 160 bytes: what
 # they read splits everywhere)

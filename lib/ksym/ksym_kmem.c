@@ -466,7 +466,11 @@ static int module_syms(struct ksym_kcore *kc, const struct seen *seen, struct ks
 		return 0;
 	err = find_head(kc, seen, &head);
 	if (!err)
-		err = walk_btf(&w);
+		err = ksym_kcore__read_bulk(kc, head, &node, 8);
+	/* none loaded: no struct module to know the layout of */
+	if (err || node == head)
+		return err;
+	err = walk_btf(&w);
 	if (err)
 		return err;
 	for (i = 0; i < M_CNT; i++)
@@ -474,8 +478,7 @@ static int module_syms(struct ksym_kcore *kc, const struct seen *seen, struct ks
 			need = w.off[i] + 8;
 	if ((size_t)w.mod.off[KSYM_MOD_NAME] + MOD_NAME_LEN > need)
 		need = w.mod.off[KSYM_MOD_NAME] + MOD_NAME_LEN;
-	err = ksym_kcore__read_bulk(kc, head, &node, 8);
-	for (n = 0; !err && node != head; n++) {
+	for (n = 0; node != head; n++) {
 		unsigned char m[MOD_HEAD_MAX];
 		struct ksym_mod_exports ex;
 		uint64_t at = node - w.off[M_LIST];

@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
 secs=${FUZZ_SECONDS:-3}
-targets=(kallsyms funcs funcs_addrs blacklist system_map cache build iter modlive btf glob config)
+targets=(kallsyms funcs funcs_addrs blacklist system_map cache build iter modlive kmem btf glob config)
 echo "1..${#targets[@]}"
 n=0
 for t in "${targets[@]}"; do

@@ -24,9 +24,12 @@ $K $P --link-per-func -m session --compare --rounds 3
 # (no cache: the kernel's files), a boot's first run (the build cache only) and
 # warm (ksymattach's /run cache), alternated.
 # The whole text table, as the first run reads it after attaching to fill the
-# cache: through the ksym iterator, then /proc/kallsyms, alternated.
-echo "### the whole text table: the ksym iterator against /proc/kallsyms"
-for i in 1 2 3 4 5; do ./bin/iter_dump -T -t; ./bin/iter_dump -T -k -t; done 2>&1
+# cache: from the kernel's table in its memory (the default), through the ksym
+# iterator, then /proc/kallsyms, alternated.
+echo "### the whole text table: kmem and the ksym iterator against /proc/kallsyms"
+for i in 1 2 3 4 5; do
+	./bin/iter_dump -T -m -t; ./bin/iter_dump -T -t; ./bin/iter_dump -T -k -t
+done 2>&1
 echo "### examples/agent: vfs_*, libksym vs libbpf's own resolution"
 for i in 1 2 3; do
 	rm -rf /run/ksymattach /var/cache/ksymattach

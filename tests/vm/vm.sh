@@ -10,6 +10,9 @@
 # timeout: KVM hangs on this machine and multi-threaded TCG can corrupt the
 # kernel's self-patched text.
 set -euo pipefail
+# a step failing inside $(...) fails the script (a missing cpio once left an empty
+# initramfs cached on a fresh machine)
+shopt -s inherit_errexit
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
