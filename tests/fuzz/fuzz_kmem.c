@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		ksym_table__at(t, i, &s);
 		if (!s.name[0] || !ksym_type_is_text(s.type) ||
-		    ksym_table__find(t, s.name, s.module, &g, 1) < 1)
+		    ksym_table__find(t, s.name, s.module ? s.module : "", &g, 1) < 1)
 			abort();
 	}
 	ksym_table__free(t);
