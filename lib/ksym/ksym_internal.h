@@ -21,6 +21,23 @@ static inline uint64_t ksym_now_ns(void)
 }
 
 /*
+ * A caller's opts (of any older size) into o, sized as this library's; the
+ * stats they point at, or local: where a loader's counts go.
+ */
+static inline struct ksym_parse_stats *ksym_opts_copy(struct ksym_parse_opts *o,
+						      const struct ksym_parse_opts *opts,
+						      struct ksym_parse_stats *local)
+{
+	memset(o, 0, sizeof(*o));
+	if (opts)
+		memcpy(o, opts, opts->sz < sizeof(*o) ? opts->sz : sizeof(*o));
+	o->sz = sizeof(*o);
+	if (!o->stats)
+		o->stats = local;
+	return o->stats;
+}
+
+/*
  * One per symbol, in file order while parsing (the name index is built as the
  * file is read), in address order once finished: ksym_table__finish() moves
  * the few that are out of place (module symbols in /proc/kallsyms), stably,

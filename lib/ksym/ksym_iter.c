@@ -481,11 +481,7 @@ struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts)
 	ssize_t n;
 	int err;
 
-	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	o.sz = sizeof(o);
-	st = o.stats ? o.stats : &local;
-	o.stats = st;
+	st = ksym_opts_copy(&o, opts, &local);
 	/* loading the program serves the read: its time is the read's */
 	err = iter_open(&it, &o);
 	read_ns = ksym_now_ns() - t0;

@@ -520,11 +520,7 @@ struct ksym_table *ksym_kmem__load(struct ksym_kcore *kc, const struct ksym_pars
 	char *info = NULL;
 	int err;
 
-	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	o.sz = sizeof(o);
-	st = o.stats ? o.stats : &local;
-	o.stats = st;
+	st = ksym_opts_copy(&o, opts, &local);
 	memset(st, 0, sizeof(*st));
 	/* the modules' other symbols are not read: text only */
 	if (!o.text_only) {

@@ -179,6 +179,17 @@ static void test_filtered(void **state)
 	ksym_table__free(t);
 }
 
+/* The image's first len bytes in the file: the load must fail; its errno. */
+static int refused(const char *info, size_t len)
+{
+	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
+	int err;
+
+	assert_int_equal(kimg_write(fd, info, img, len), 0);
+	assert_null(load(&o, &err));
+	return err;
+}
+
 static void expect_error(const char *info, size_t n, int want)
 {
 	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
@@ -201,6 +212,7 @@ static void test_no_table(void **state)
 static void test_stext_elsewhere(void **state)
 {
 	char info[1024];
+	size_t len;
 
 	(void)state;
 	kimg_info(info, sizeof(info), KIMG_STEXT + 0x1000);
@@ -208,22 +220,14 @@ static void test_stext_elsewhere(void **state)
 	/* a table without _stext at all */
 	kimg_info(info, sizeof(info), KIMG_STEXT);
 	memset(img, 0, KIMG_MAX);
-	{
-		struct kimg_sym one[] = { { KIMG_STEXT + 0x10, 'T', "vfs_read" } };
-		struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
-		size_t len = kimg_build(img, one, 1, true, KIMG_STEXT);
-		int err;
-
-		assert_int_equal(kimg_write(fd, info, img, len), 0);
-		assert_null(load(&o, &err));
-		assert_int_equal(err, EBADMSG);
-	}
+	len = kimg_build(img, (struct kimg_sym[]){ { KIMG_STEXT + 0x10, 'T', "vfs_read" } }, 1,
+			 true, KIMG_STEXT);
+	assert_int_equal(refused(info, len), EBADMSG);
 }
 
 /* The names cut short by the end of memory; a count past the offsets' table. */
 static void test_truncated(void **state)
 {
-	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
 	char info[1024];
 	size_t len;
 	uint32_t n;
@@ -233,29 +237,22 @@ static void test_truncated(void **state)
 	default_info(info, sizeof(info));
 	memset(img, 0, KIMG_MAX);
 	len = kimg_build(img, syms, NSYMS, true, KIMG_STEXT);
-	assert_int_equal(kimg_write(fd, info, img, len - 5), 0);
-	assert_null(load(&o, &err));
+	err = refused(info, len - 5);
 	assert_true(err == EFAULT || err == EBADMSG);
 	n = 1u << 30;
 	memcpy(img + KIMG_NUM, &n, 4);
-	assert_int_equal(kimg_write(fd, info, img, len), 0);
-	assert_null(load(&o, &err));
-	assert_int_equal(err, EBADMSG);
+	assert_int_equal(refused(info, len), EBADMSG);
 	n = 100000;	/* under the bound, past the image */
 	memcpy(img + KIMG_NUM, &n, 4);
-	assert_int_equal(kimg_write(fd, info, img, len), 0);
-	assert_null(load(&o, &err));
-	assert_int_equal(err, EFAULT);
+	assert_int_equal(refused(info, len), EFAULT);
 }
 
 /* A token that is no string; a name of no tokens. */
 static void test_bad_tokens(void **state)
 {
-	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
 	char info[1024];
 	uint16_t index[256];
 	size_t len;
-	int err;
 
 	(void)state;
 	default_info(info, sizeof(info));
@@ -264,15 +261,11 @@ static void test_bad_tokens(void **state)
 	memcpy(index, img + KIMG_TOKEN_INDEX, sizeof(index));
 	index[7] = 0x1eff;	/* the table's last byte: an empty token */
 	memcpy(img + KIMG_TOKEN_INDEX, index, sizeof(index));
-	assert_int_equal(kimg_write(fd, info, img, len), 0);
-	assert_null(load(&o, &err));
-	assert_int_equal(err, EBADMSG);
+	assert_int_equal(refused(info, len), EBADMSG);
 	memset(img, 0, KIMG_MAX);
 	len = kimg_build(img, syms, NSYMS, true, KIMG_STEXT);
 	img[KIMG_NAMES] = 0;
-	assert_int_equal(kimg_write(fd, info, img, len), 0);
-	assert_null(load(&o, &err));
-	assert_int_equal(err, EBADMSG);
+	assert_int_equal(refused(info, len), EBADMSG);
 }
 
 /* Text only: the modules' other symbols are not read, so no whole table. */

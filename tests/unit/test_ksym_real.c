@@ -414,30 +414,36 @@ static void test_live_kallsyms(void **s)
 	cross_check("/proc/kallsyms", KSYM_FMT_KALLSYMS, 200);
 }
 
-/* The i-th symbol at or after *i that is no BPF program's (they come and go). */
+/*
+ * The i-th symbol at or after *i that is no BPF program's (they come and go)
+ * nor a trampoline's (the kernel's table in memory has none).
+ */
 static bool next_non_bpf(const struct ksym_table *t, size_t *i, struct ksym *out)
 {
 	for (; *i < ksym_table__cnt(t); ++*i) {
 		ksym_table__at(t, *i, out);
-		if (!out->module || strcmp(out->module, "bpf"))
+		if (!out->module ||
+		    (strcmp(out->module, "bpf") && strncmp(out->module, "__builtin__", 11)))
 			return true;
 	}
 	return false;
 }
 
 /*
- * The ksym iterator's table is the live /proc/kallsyms' symbol for symbol, whole
- * and filtered in the kernel (where this host lets root load it).
+ * A live source's table is /proc/kallsyms' symbol for symbol, whole and filtered
+ * (where this host lets root read it: the ksym iterator, or the kernel's table
+ * through /proc/kcore).
  */
-static void iter_equals_kallsyms(const struct ksym_parse_opts *o)
+static void source_equals_kallsyms(struct ksym_table *(*load)(const struct ksym_parse_opts *),
+				   const char *what, const struct ksym_parse_opts *o)
 {
 	struct ksym_table *it, *ka;
 	struct ksym a, b;
 	size_t i = 0, j = 0, n = 0;
 
-	it = ksym_table__load_iter(o);
+	it = load(o);
 	if (!it) {
-		print_message("# no ksym iterator here: %s\n", strerror(errno));
+		print_message("# no %s here: %s\n", what, strerror(errno));
 		skip();
 	}
 	ka = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", o);
@@ -453,7 +459,7 @@ static void iter_equals_kallsyms(const struct ksym_parse_opts *o)
 		assert_string_equal(a.name, b.name);
 		assert_string_equal(a.module ? a.module : "", b.module ? b.module : "");
 	}
-	print_message("# ksym iterator: %zu symbols as /proc/kallsyms%s\n", n,
+	print_message("# %s: %zu symbols as /proc/kallsyms%s\n", what, n,
 		      o && o->prefixes ? " (filtered)" : "");
 	assert_true(n > (o && o->prefixes ? 10 : 10000));
 	ksym_table__free(it);
@@ -468,8 +474,24 @@ static void test_live_iter(void **s)
 				     .prefix_cnt = 3, .names = names, .name_cnt = 3 };
 
 	(void)s;
-	iter_equals_kallsyms(NULL);
-	iter_equals_kallsyms(&o);
+	source_equals_kallsyms(ksym_table__load_iter, "ksym iterator", NULL);
+	source_equals_kallsyms(ksym_table__load_iter, "ksym iterator", &o);
+}
+
+/* The kernel's table read from its memory: text symbols only. */
+static void test_live_kmem(void **s)
+{
+	static const char *const prefixes[] = { "vfs_", "e", "__x64_sys_" };
+	static const char *const names[] = { "schedule", "ext4:ext4_fill_super", "kfree" };
+	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
+
+	(void)s;
+	source_equals_kallsyms(ksym_table__load_kmem, "kernel table in memory", &o);
+	o.prefixes = prefixes;
+	o.prefix_cnt = 3;
+	o.names = names;
+	o.name_cnt = 3;
+	source_equals_kallsyms(ksym_table__load_kmem, "kernel table in memory", &o);
 }
 
 /*
@@ -570,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_61_kallsyms),
 		cmocka_unit_test(test_live_kallsyms),
 		cmocka_unit_test(test_live_iter),
+		cmocka_unit_test(test_live_kmem),
 		cmocka_unit_test(test_612_join_equals_addrs),
 		cmocka_unit_test(test_612_streamed),
 	};
