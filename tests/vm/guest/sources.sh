@@ -6,8 +6,18 @@ $K -l -p '*' --source tracefs --no-cache > $O/all-t.txt 2> $O/all-t.err
 $K -l -p '*' --source kallsyms --no-cache > $O/all-k.txt 2>> $O/all-k.err
 is "$(cat $O/all-k.err $O/all-t.err)" "" "both listings without a warning"
 $K -l -p '*' --no-cache 2> $O/all-m.err | sed '$d' > $O/all-m.txt.body
+sed '$d' $O/all-k.txt > $O/all-k.txt.body
+# (once more where they differ: a site still being unpatched after the parts before
+# reads differently a moment later; what differed is printed)
+if ! cmp -s $O/all-k.txt.body $O/all-m.txt.body; then
+	diff $O/all-k.txt.body $O/all-m.txt.body | head -n 8 | sed 's/^/# kmem, first try: /'
+	sleep 2
+	$K -l -p '*' --source kallsyms --no-cache 2>/dev/null | sed '$d' > $O/all-k.txt.body
+	$K -l -p '*' --no-cache 2>/dev/null | sed '$d' > $O/all-m.txt.body
+fi
 check "the whole kernel: kmem (the default) lists what kallsyms does ($(wc -l < $O/all-k.txt) lines)" \
-	sh -c "sed '\$d' $O/all-k.txt | cmp -s - $O/all-m.txt.body"
+	cmp -s $O/all-k.txt.body $O/all-m.txt.body
+diff $O/all-k.txt.body $O/all-m.txt.body | head -n 8 | sed 's/^/# kmem: /'
 # "addr name module" lines; 6.1 has no addresses in its list: names there
 if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
 	f='$1 " " $2 " " $3'
