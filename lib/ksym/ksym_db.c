@@ -245,6 +245,15 @@ uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
  * was made after the table was read (a tracer attached since): taken as a
  * trampoline, and the kernel has the last word.
  */
+/* Whether kernel memory at addr holds anything (kcore reads an unmapped page as zeros). */
+static bool mapped(const struct ksym_db *db, uint64_t addr)
+{
+	static const unsigned char zero[16];
+	unsigned char b[16];
+
+	return !ksym_kcore__read(db->kcore, addr, b, sizeof(b)) && memcmp(b, zero, sizeof(b));
+}
+
 static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 {
 	struct ksym s;
@@ -256,9 +265,15 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 		       addr == db->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
 		       addr >= 0xffffffffc0000000ull;
 	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr) {
-		/* the kernel's table in memory lists no trampoline: where they all are */
+		/*
+		 * The kernel's table in memory lists no trampoline: one is in the
+		 * module area, and there. (A label before int3 padding reads as a
+		 * call being patched in, its "rel32" the padding's bytes: under a
+		 * high KASLR base most such targets are in the module area, but
+		 * almost none is mapped. Seen on 6.1: __noinstr_text_end.)
+		 */
 		if (known && db->syms_kmem)
-			return addr >= 0xffffffffc0000000ull;
+			return addr >= 0xffffffffc0000000ull && mapped(db, addr);
 		return !known && (addr < db->text_lo || addr >= db->text_hi);
 	}
 	if (s.module)
@@ -435,9 +450,11 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 	 * "target" that is no trampoline's.
 	 */
 	if (off == -EAGAIN) {
+		int at = text[0] == 0xcc ? 0 : 4;	/* at the entry, or past ENDBR64 */
+
 		if (!is_trampoline(db, call, true))
 			return 0;
-		off = text[0] == 0xcc ? 0 : 4;	/* at the entry, or past ENDBR64 */
+		off = at;
 	} else if (off < 0 || (call && !is_trampoline(db, call, false))) {
 		return 0;
 	}
