@@ -245,13 +245,17 @@ uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
  * was made after the table was read (a tracer attached since): taken as a
  * trampoline, and the kernel has the last word.
  */
-/* Whether kernel memory at addr holds anything (kcore reads an unmapped page as zeros). */
-static bool mapped(const struct ksym_db *db, uint64_t addr)
+/*
+ * Whether kernel memory at addr can be code's start: mapped (kcore reads an
+ * unmapped page as zeros) and no int3 fill.
+ */
+static bool is_code(const struct ksym_db *db, uint64_t addr)
 {
 	static const unsigned char zero[16];
 	unsigned char b[16];
 
-	return !ksym_kcore__read(db->kcore, addr, b, sizeof(b)) && memcmp(b, zero, sizeof(b));
+	return !ksym_kcore__read(db->kcore, addr, b, sizeof(b)) && memcmp(b, zero, sizeof(b)) &&
+	       b[0] != 0xcc;
 }
 
 static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
@@ -267,13 +271,15 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr) {
 		/*
 		 * The kernel's table in memory lists no trampoline: one is in the
-		 * module area, and there. (A label before int3 padding reads as a
-		 * call being patched in, its "rel32" the padding's bytes: under a
-		 * high KASLR base most such targets are in the module area, but
-		 * almost none is mapped. Seen on 6.1: __noinstr_text_end.)
+		 * module area, where it was allocated (16-aligned, code there). A
+		 * label before int3 padding reads as a call being patched in, its
+		 * "rel32" the padding's bytes: under a high KASLR base such a
+		 * target is in the module area too (seen on 6.1: __noinstr_text_end,
+		 * entry_SYSRETL_compat_end), unaligned, or where nothing is
+		 * mapped, or in the int3 fill of BPF's packs.
 		 */
 		if (known && db->syms_kmem)
-			return addr >= 0xffffffffc0000000ull && mapped(db, addr);
+			return addr >= 0xffffffffc0000000ull && !(addr & 15) && is_code(db, addr);
 		return !known && (addr < db->text_lo || addr >= db->text_hi);
 	}
 	if (s.module)
