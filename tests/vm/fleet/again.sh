@@ -20,10 +20,9 @@ phases_of() { grep -o '"phases_us":{[^}]*}' "$1" | head -n1; }
 echo "# first boot $(phases_of $STATE/boot-$bid1.json)"
 echo "# second boot $(phases_of $O/boot2.json)"
 # Issue 18's goal, 0.15x of the whole stall, is a measurement (printed above): on
-# 6.12 the load phase in a fresh process (libbpf's feature probes) is most of
-# what is left, on 6.1 the classic kprobes' attach. What the build cache takes
-# away is the read, checked here against a bound that boot-time contention cannot
-# cross (udev's module loads share the one emulated CPU: 0.03-0.34x seen, a cold
-# read 1.6-3.5 s).
-check "second boot: the boot unit's read phase <= 0.5x the first boot's (${rr}x)" \
-	awk -v r="$rr" 'BEGIN { exit !(r != "" && r <= 0.5) }'
+# 6.12 the kernel's own load and attach under the boot's contention are most of
+# what is left, on 6.1 the classic kprobes' attach. The read is printed too: a
+# bound on it held while a cold first boot walked the table (1.6-3.5 s, 0.03-0.34x
+# seen); read from the kernel's table in memory, the cold read is about the build
+# cache's own (0.84x in one 6.1 run), so what is checked is that the build cache
+# served, above.
