@@ -20,6 +20,15 @@ static inline uint64_t ksym_now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* A 64-bit field at byte off of a struct read from kernel memory. */
+static inline uint64_t ksym_get64(const unsigned char *p, int off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
 /*
  * A caller's opts (of any older size) into o, sized as this library's; the
  * stats they point at, or local: where a loader's counts go.

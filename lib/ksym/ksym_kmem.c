@@ -370,14 +370,6 @@ static int walk_btf(struct walk_btf *w)
 	return 0;
 }
 
-static uint64_t get64(const unsigned char *p, int off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, 8);
-	return v;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -497,10 +489,10 @@ static int module_syms(struct ksym_kcore *kc, const struct seen *seen, struct ks
 			return -ESTALE;
 		memcpy(&state, m + w.off[M_STATE], 4);
 		memcpy(&nsyms, m + w.off[M_NUM_SYMS], 4);
-		node = get64(m, w.off[M_LIST]);
+		node = ksym_get64(m, w.off[M_LIST]);
 		if (state == MOD_STATE_UNFORMED)
 			continue;
-		err = read_exports(kc, get64(m, w.off[M_SYMS]), nsyms, &ex);
+		err = read_exports(kc, ksym_get64(m, w.off[M_SYMS]), nsyms, &ex);
 		if (err)
 			return err == -EFAULT ? -ESTALE : err;
 		err = ksym_modlive__read_at(kc, &w.mod, name, at, &ex, f);

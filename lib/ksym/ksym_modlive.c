@@ -64,14 +64,6 @@ static int this_module(const char *mod, uint64_t *addr)
 	return err;
 }
 
-static uint64_t get64(const unsigned char *p, int off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, 8);
-	return v;
-}
-
 int ksym_modlive__read(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod,
 		       struct ksym_feed *f)
 {
@@ -143,16 +135,16 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
 	/* the module's own name where the build's layout puts it: this is it */
 	if (mod_len >= MOD_NAME_LEN || memcmp(m + o[KSYM_MOD_NAME], mod, mod_len + 1))
 		return -ESTALE;
-	kat = get64(m, o[KSYM_MOD_KALLSYMS]);
+	kat = ksym_get64(m, o[KSYM_MOD_KALLSYMS]);
 	for (need = 0, j = KSYM_MODK_SYMTAB; j <= KSYM_MODK_TYPETAB; j++)
 		if ((size_t)o[j] + 8 > need)
 			need = o[j] + 8;
 	err = ksym_kcore__read_bulk(kc, kat, k, need);
 	if (err)
 		return err == -EFAULT ? -ESTALE : err;
-	symtab = get64(k, o[KSYM_MODK_SYMTAB]);
-	strtab = get64(k, o[KSYM_MODK_STRTAB]);
-	typetab = get64(k, o[KSYM_MODK_TYPETAB]);
+	symtab = ksym_get64(k, o[KSYM_MODK_SYMTAB]);
+	strtab = ksym_get64(k, o[KSYM_MODK_STRTAB]);
+	typetab = ksym_get64(k, o[KSYM_MODK_TYPETAB]);
 	memcpy(&num, k + o[KSYM_MODK_NUM], 4);
 	if (num > MOD_SYMS_MAX)
 		return -EBADMSG;
