@@ -239,13 +239,6 @@ uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
 }
 
 /*
- * A call at a site is ftrace's (its callers, or a trampoline it made), a BPF
- * trampoline's, or no site at all: a notrace function starting with a call to
- * a function. A target outside vmlinux where no symbol of the table starts
- * was made after the table was read (a tracer attached since): taken as a
- * trampoline, and the kernel has the last word.
- */
-/*
  * Whether kernel memory at addr can be code's start: mapped (kcore reads an
  * unmapped page as zeros) and no int3 fill.
  */
@@ -258,6 +251,13 @@ static bool is_code(const struct ksym_db *db, uint64_t addr)
 	       b[0] != 0xcc;
 }
 
+/*
+ * A call at a site is ftrace's (its callers, or a trampoline it made), a BPF
+ * trampoline's, or no site at all: a notrace function starting with a call to
+ * a function. A target outside vmlinux where no symbol of the table starts
+ * was made after the table was read (a tracer attached since): taken as a
+ * trampoline, and the kernel has the last word.
+ */
 static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 {
 	struct ksym s;
@@ -456,11 +456,9 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 	 * "target" that is no trampoline's.
 	 */
 	if (off == -EAGAIN) {
-		int at = text[0] == 0xcc ? 0 : 4;	/* at the entry, or past ENDBR64 */
-
 		if (!is_trampoline(db, call, true))
 			return 0;
-		off = at;
+		off = text[0] == 0xcc ? 0 : 4;	/* at the entry, or past ENDBR64 */
 	} else if (off < 0 || (call && !is_trampoline(db, call, false))) {
 		return 0;
 	}
@@ -515,6 +513,24 @@ static const char *kmem_error(int err)
 }
 
 /*
+ * A live source that did not serve (err): stopped; an error where it was the
+ * one asked for; else a verbose line, once ("name: why; next"). -EAGAIN: the
+ * next source's turn.
+ */
+static int source_refused(struct ksym_db *db, int err, bool asked, bool *warned,
+			  const char *failed, const char *name, const char *why, const char *next)
+{
+	if (err == EINTR)
+		return fail(db, EINTR, "interrupted while reading the kernel's symbols");
+	if (asked)
+		return fail(db, err, "%s: %s", failed, why);
+	if (db->opts.verbose && !*warned)
+		warn(db, "%s: %s; %s", name, why, next);
+	*warned = true;
+	return -EAGAIN;
+}
+
+/*
  * The live table's text symbols from the kernel's own table in memory, read
  * through kcore: no walk in the kernel at all. -EAGAIN: try the iterator.
  */
@@ -534,16 +550,10 @@ static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
 		return 0;
 	}
 	err = errno;
-	if (err == EINTR)
-		return fail(db, EINTR, "interrupted while reading the kernel's symbols");
-	if (db->opts.syms_from == KSYM_SYMS_KMEM)
-		return fail(db, err, "cannot read the kernel's symbol table from its memory: %s",
-			    kmem_error(err));
-	if (db->opts.verbose && !db->kmem_warned)
-		warn(db, "kernel's symbol table in memory: %s; trying the ksym BPF iterator",
-		     kmem_error(err));
-	db->kmem_warned = true;
-	return -EAGAIN;
+	return source_refused(db, err, db->opts.syms_from == KSYM_SYMS_KMEM, &db->kmem_warned,
+			      "cannot read the kernel's symbol table from its memory",
+			      "kernel's symbol table in memory", kmem_error(err),
+			      "trying the ksym BPF iterator");
 }
 
 /*
@@ -567,16 +577,11 @@ static int load_iter(struct ksym_db *db, const struct ksym_parse_opts *po,
 		return 0;
 	}
 	err = errno;
-	if (err == EINTR)
-		return fail(db, EINTR, "interrupted while reading the kernel's symbols");
-	snprintf(db->iter_err, sizeof(db->iter_err), "%s", iter_error(err));
-	if (db->opts.syms_from == KSYM_SYMS_ITER)
-		return fail(db, err, "cannot read the kernel's symbols through the ksym BPF "
-			    "iterator: %s", db->iter_err);
-	if (db->opts.verbose && !db->iter_warned)
-		warn(db, "ksym BPF iterator: %s; reading /proc/kallsyms", db->iter_err);
-	db->iter_warned = true;
-	return -EAGAIN;
+	if (err != EINTR)
+		snprintf(db->iter_err, sizeof(db->iter_err), "%s", iter_error(err));
+	return source_refused(db, err, db->opts.syms_from == KSYM_SYMS_ITER, &db->iter_warned,
+			      "cannot read the kernel's symbols through the ksym BPF iterator",
+			      "ksym BPF iterator", db->iter_err, "reading /proc/kallsyms");
 }
 
 /* Read + parse of one file, timed by the loader. */
