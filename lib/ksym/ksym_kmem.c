@@ -198,13 +198,19 @@ static bool name_is(const char *s, size_t len, const char *name)
  */
 enum { FIRST_ASK, FIRST_DROP, FIRST_KEEP };
 
+/* A name the walk itself needs ("modules", "_stext"), by its first two bytes. */
+static bool walk_wants(const char *s)
+{
+	return (s[0] == 'm' && s[1] == 'o') || (s[0] == '_' && s[1] == 's');
+}
+
 static uint8_t first_look(const struct ksym_feed *f, const struct tokens *t, unsigned int tk)
 {
 	const char *s = t->tok[tk];
 
 	if (t->len[tk] < 3)
 		return FIRST_ASK;
-	if ((s[1] == 'm' && s[2] == 'o') || (s[1] == '_' && s[2] == 's'))
+	if (walk_wants(s + 1))
 		return FIRST_KEEP;
 	return ksym_feed__may_keep(f, s[0], s + 1, 2) ? FIRST_KEEP : FIRST_DROP;
 }
@@ -287,7 +293,7 @@ static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct
 		names->pos += hdr + n;
 		offs->pos += 4;
 		addr = !abs_percpu ? base + (uint32_t)off : off >= 0 ? (uint64_t)off : base - 1 - off;
-		/* most first tokens hold the type and two bytes: the filter's answer */
+		/* a first token of the type and two bytes or more: the filter's answer */
 		if (first[c[0]] == FIRST_DROP)
 			continue;
 		/* else the type and two bytes of the name, expanded: enough to say no */
@@ -299,7 +305,7 @@ static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct
 			break;
 		}
 		if (!ksym_feed__may_keep(f, name[0], name + 1, len - 1) &&
-		    (len < 3 || !((name[1] == 'm' && name[2] == 'o') || (name[1] == '_' && name[2] == 's'))))
+		    (len < 3 || !walk_wants(name + 1)))
 			continue;
 		err = expand(t, c, n, &k, name, &len, KSYM_NAME_MAX + 2);
 		if (err)
