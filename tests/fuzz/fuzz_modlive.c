@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../lib/ksym/ksym_internal.h"
+#include "../unit/kmem_image.h"
 
 #define BASE 0xffffffffc0400000ull
 #define IMG_MIN 1024
@@ -30,26 +31,6 @@ static int fd = -1;
 static void put64(unsigned char *p, uint64_t v)
 {
 	memcpy(p, &v, 8);
-}
-
-static void write_kcore(const unsigned char *img, size_t len)
-{
-	struct {
-		Elf64_Ehdr eh;
-		Elf64_Phdr ph;
-	} h = {
-		.eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
-				     EV_CURRENT },
-			.e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
-			.e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
-			.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 },
-		.ph = { .p_type = PT_LOAD, .p_offset = 4096, .p_vaddr = BASE, .p_filesz = len,
-			.p_memsz = len },
-	};
-
-	if (ftruncate(fd, 0) || pwrite(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    pwrite(fd, img, len, 4096) != (ssize_t)len)
-		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -83,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(img + KALLSYMS_AT + layout.off[KSYM_MODK_NUM], &(uint32_t){ num }, 4);
 	if (fd < 0 && (fd = mkstemp(path)) < 0)
 		abort();
-	write_kcore(img, len);
+	if (kimg_write_at(fd, NULL, BASE, img, len))
+		abort();
 	free(img);
 	kc = ksym_kcore__open(path);
 	f = ksym_feed__new(&o, 64, 4096);

@@ -3,8 +3,9 @@
  * A kernel's kallsyms tables as ksym_kmem.c reads them, written into an
  * image of kernel memory, and that image as a kcore-like ELF file whose
  * VMCOREINFO note says where each table is: for the unit test and the fuzzer
- * of the reader. Names are compressed as scripts/kallsyms does, with a table
- * of tokens (a few of several bytes, the rest a byte for itself).
+ * of the reader (the module reader's fuzzer uses the file writer alone).
+ * Names are compressed as scripts/kallsyms does, with a table of tokens (a
+ * few of several bytes, the rest a byte for itself).
  */
 #ifndef KMEM_IMAGE_H
 #define KMEM_IMAGE_H
@@ -130,9 +131,10 @@ static inline int kimg_info(char *buf, size_t len, uint64_t stext)
 
 /*
  * A kcore-like file at fd: an ELF header, a PT_NOTE with a CORE note and the
- * VMCOREINFO one (info; NULL: none), a PT_LOAD mapping img at KIMG_AT.
+ * VMCOREINFO one (info; NULL: none), a PT_LOAD mapping img at vaddr.
  */
-static inline int kimg_write(int fd, const char *info, const unsigned char *img, size_t len)
+static inline int kimg_write_at(int fd, const char *info, uint64_t vaddr,
+				const unsigned char *img, size_t len)
 {
 	struct {
 		Elf64_Ehdr eh;
@@ -160,13 +162,19 @@ static inline int kimg_write(int fd, const char *info, const unsigned char *img,
 		nl += sizeof(nh) + 12 + ((il + 3) & ~3ul);
 	}
 	h.ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 4096, .p_filesz = nl };
-	h.ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = 16384, .p_vaddr = KIMG_AT,
+	h.ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = 16384, .p_vaddr = vaddr,
 				.p_filesz = len, .p_memsz = len };
 	if (ftruncate(fd, 0) || pwrite(fd, &h, sizeof(h), 0) != sizeof(h) ||
 	    pwrite(fd, notes, nl, 4096) != (ssize_t)nl ||
 	    pwrite(fd, img, len, 16384) != (ssize_t)len)
 		return -1;
 	return 0;
+}
+
+/* The same with img at KIMG_AT, where the tables' VMCOREINFO puts them. */
+static inline int kimg_write(int fd, const char *info, const unsigned char *img, size_t len)
+{
+	return kimg_write_at(fd, info, KIMG_AT, img, len);
 }
 
 #endif

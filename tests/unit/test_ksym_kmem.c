@@ -121,19 +121,26 @@ static const char *const all_text[] = { "_stext", "vfs_helper", "vfs_read", "vfs
 					"ksys_read", "__x64_sys_read", long_name, "schedule",
 					"_etext" };
 
+/* The file as made, loaded with o: the text symbols names[] and no others. */
+static void loads(const struct ksym_parse_opts *o, const char *const *names, size_t n)
+{
+	struct ksym_table *t;
+	int err;
+
+	t = load(o, &err);
+	assert_non_null(t);
+	expect_text(t, names, n);
+	ksym_table__free(t);
+}
+
 static void whole(bool abs_percpu)
 {
 	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
-	struct ksym_table *t;
 	char info[1024];
-	int err;
 
 	default_info(info, sizeof(info));
 	make(NSYMS, abs_percpu, info);
-	t = load(&o, &err);
-	assert_non_null(t);
-	expect_text(t, all_text, sizeof(all_text) / sizeof(all_text[0]));
-	ksym_table__free(t);
+	loads(&o, all_text, sizeof(all_text) / sizeof(all_text[0]));
 }
 
 /* With CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 up to 6.14), and without. */
@@ -158,25 +165,17 @@ static void test_filtered(void **state)
 					    "__x64_sys_read", "schedule", "_etext" };
 	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true, .prefixes = prefixes,
 				     .prefix_cnt = 2, .names = names, .name_cnt = 2 };
-	struct ksym_table *t;
 	char info[1024];
-	int err;
 
 	(void)state;
 	default_info(info, sizeof(info));
 	make(NSYMS, true, info);
-	t = load(&o, &err);
-	assert_non_null(t);
-	expect_text(t, want, sizeof(want) / sizeof(want[0]));
-	ksym_table__free(t);
+	loads(&o, want, sizeof(want) / sizeof(want[0]));
 	/* a prefix decided by the first token alone, and one a token starts inside */
 	o.prefixes = (const char *const[]){ "vfs_w", "sched" };
 	o.names = NULL;
 	o.name_cnt = 0;
-	t = load(&o, &err);
-	assert_non_null(t);
-	expect_text(t, (const char *const[]){ "vfs_write", "schedule" }, 2);
-	ksym_table__free(t);
+	loads(&o, (const char *const[]){ "vfs_write", "schedule" }, 2);
 }
 
 /* The image's first len bytes in the file: the load must fail; its errno. */
