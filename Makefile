@@ -147,7 +147,7 @@ vmlinux-h:
 DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-dev \
 	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl \
 	libclang-rt-14-dev libinih-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
-	prometheus systemd bash-completion debian-archive-keyring
+	prometheus systemd bash-completion debian-archive-keyring strace
 .PHONY: deps
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \

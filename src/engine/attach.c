@@ -481,6 +481,16 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 				    "(built without CONFIG_FPROBE)", release());
 	case E2BIG:
 		return fail(a, err, "too many targets for one link (%zu)", cnt);
+	case ENOMEM:
+		/* with addresses, a kprobe.multi link has been halved down to this */
+		if (a->fell_back)
+			return fail(a, err, "the kernel is out of memory: it refused a kprobe after "
+				    "%zu were made (a memory cgroup's limit, MemoryMax=, or a node "
+				    "short of memory)", a->link_cnt);
+		return fail(a, err, "the kernel is out of memory: it refused a link of %zu "
+			    "function%s after %zu link%s were made (a memory cgroup's limit, "
+			    "MemoryMax=, or a node short of memory)", cnt, cnt == 1 ? "" : "s",
+			    a->link_cnt, a->link_cnt == 1 ? "" : "s");
 	case ESRCH:
 		return fail(a, err, "the kernel found no traceable function of one of %zu names",
 			    cnt);

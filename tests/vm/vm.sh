@@ -50,13 +50,15 @@ initramfs() {
 	printf '%s\n' "${order[@]}" > "$root/modules/order"
 	# not loaded at boot: tests load them to change the module list
 	for m in dummy ifb; do mod_extract "$(mod_file $m)" > "$root/modules/$m.ko"; done
-	# bpftool (dynamic) for the link checks, with the libraries it needs
-	if b=$(command -v bpftool); then
-		cp "$b" "$root/bin/bpftool"
+	# bpftool for the link checks, strace to make a system call fail (both
+	# dynamic), with the libraries they need
+	for b in bpftool strace; do
+		b=$(command -v $b) || die "$b missing: make deps"
+		cp "$b" "$root/bin/"
 		for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
 			mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
 		done
-	fi
+	done
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp.$$"
 	mv "$out.tmp.$$" "$out"
 	echo "$out"

@@ -38,6 +38,44 @@ check "ulimit -n 40, a link per function: one error naming the limit (rc $rc)" s
 	 grep -q 'out of file descriptors after [0-9]* links (this process, open files limit 40)' $O/nofile.err"
 sed 's/^/# /' $O/nofile.err
 is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "out of file descriptors: no link left"
+# ENOMEM from the kernel: Debian's kernels cannot inject it (no fault injection) and
+# a memory cgroup OOM-kills instead, so strace makes bpf() return it, at the call
+# that makes a link (found by tracing a run first) and then at every one after it.
+# 6.12: at the first kprobe.multi link, which is halved, every function attached;
+# 6.1: at the fifth classic kprobe's link, one error. Always: one line naming it.
+# Either way nothing is left attached.
+ST="strace -f --seccomp-bpf -qq -e trace=bpf"
+if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
+	lt=BPF_TRACE_KPROBE_MULTI k=1
+else
+	lt=BPF_PERF_EVENT k=5
+fi
+$ST -o $O/nomem.trace $K -p 'vfs_*' --no-cache -o json > $O/nomem0.json 2> /dev/null
+n=$(awk -v lt=$lt -v k=$k '/resumed>/ { next } { n++ }
+	/BPF_LINK_CREATE/ && index($0, "attach_type=" lt) && ++m == k { print n; exit }' $O/nomem.trace)
+want=$(json_int attached $O/nomem0.json)
+$ST -o /dev/null -e inject=bpf:error=ENOMEM:when=$n $K -p 'vfs_*' --no-cache -o json \
+	> $O/nomem1.json 2> $O/nomem1.err
+rc=$?
+if [ $k = 1 ]; then
+	check "ENOMEM at the first link (bpf call $n): halved, all $want functions attached in $(json_int links $O/nomem1.json) links" \
+		sh -c "[ $rc -eq 0 ] && [ -n '$want' ] && [ $want -gt 1 ] &&
+		       [ '$(json_int attached $O/nomem1.json)' = $want ] && [ '$(json_int links $O/nomem1.json)' = 2 ]"
+else
+	check "ENOMEM at the fifth kprobe's link (bpf call $n): one line naming it (rc $rc)" sh -c \
+		"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/nomem1.err) -eq 1 ] &&
+		 grep -q 'the kernel is out of memory: it refused a kprobe after 4 were made' $O/nomem1.err"
+fi
+sed 's/^/# /' $O/nomem1.err
+is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "ENOMEM once: no link left"
+$ST -o /dev/null -e inject=bpf:error=ENOMEM:when=$n+ $K -p 'vfs_*' --no-cache \
+	> $O/nomem2.out 2> $O/nomem2.err
+rc=$?
+check "ENOMEM at every bpf call from $n on: one line naming it (rc $rc)" sh -c \
+	"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/nomem2.err) -eq 1 ] &&
+	 grep -q 'the kernel is out of memory: it refused a \(kprobe\|link of 1 function\) after' $O/nomem2.err"
+sed 's/^/# /' $O/nomem2.err
+is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "ENOMEM always: no link left"
 # kcore unreadable at the start (a file that is no ELF bound over it, as a locked
 # down kernel refuses it): tracefs' lists instead, the same functions
 $K -l -p 'vfs_*' --no-cache -o json > $O/kc-want.json 2> /dev/null
