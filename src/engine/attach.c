@@ -506,8 +506,9 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 			    "the whole system", (unsigned long long)rl.rlim_cur);
 	}
 	default:
-		return fail(a, err, "cannot attach %s to %zu functions: %s",
-			    kattach__mode_name(a->opts.mode), cnt, strerror(-err));
+		return fail(a, err, "cannot attach %s to %zu function%s: %s",
+			    a->fell_back ? "a classic kprobe" : kattach__mode_name(a->opts.mode),
+			    cnt, cnt == 1 ? "" : "s", strerror(-err));
 	}
 }
 
