@@ -6,11 +6,13 @@
  * resolve section (ksym_resolve.c), from which a list of names is resolved
  * without the table.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -389,16 +391,49 @@ int ksym_cache_dir(const char *dir)
 	return 0;
 }
 
+/*
+ * Temporaries of dir/name whose writer is gone: killed between its mkstemp()
+ * and its rename() (SIGKILL, a watchdog, a crash). Each holds a whole table:
+ * a unit crash-looping there would fill /run with them. The writer's pid is in
+ * the name; one that cannot be signalled for another reason counts as alive.
+ */
+static void sweep_dead(const char *dir, const char *name)
+{
+	size_t n = strlen(name);
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		const char *p = d->d_name;
+		char *end;
+		long pid;
+
+		if (p[0] != '.' || strncmp(p + 1, name, n) || p[n + 1] != '.')
+			continue;
+		errno = 0;
+		pid = strtol(p + n + 2, &end, 10);
+		if (errno || end == p + n + 2 || *end != '.' || pid <= 0 || pid == getpid())
+			continue;
+		if (kill(pid, 0) && errno == ESRCH)
+			unlinkat(dirfd(dp), p, 0);
+	}
+	closedir(dp);
+}
+
 /* dir/name becomes header + payload whole or not at all: a 0600 temporary, renamed. */
 int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t hlen,
 		     const void *pay, size_t plen)
 {
-	char path[512], tmp[520];
+	char path[512], tmp[540];
 	int fd, err;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= sizeof(tmp))
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%d.XXXXXX", dir, name, (int)getpid()) >=
+	    sizeof(tmp))
 		return -ENAMETOOLONG;
+	sweep_dead(dir, name);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -478,6 +479,40 @@ static void test_unsafe_files(void **state)
 	assert_int_equal(chmod(dir, 0700), 0);
 }
 
+/*
+ * A writer killed before its rename leaves its temporary (its pid in the name):
+ * the next write of that name removes it, and only those of writers gone.
+ */
+static void test_dead_writers(void **state)
+{
+	struct ksym_cache_key k = key_of("boot-a");
+	char dead[64], alive[64], other[64];
+	pid_t pid = fork();
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);	/* a pid no process has now */
+	snprintf(dead, sizeof(dead), ".tmps.%d.AbC123", (int)pid);
+	snprintf(alive, sizeof(alive), ".tmps.%d.AbC123", (int)getppid());
+	snprintf(other, sizeof(other), ".tmps-x.%d.AbC123", (int)pid);
+	for (const char *n = dead; n; n = n == dead ? alive : n == alive ? other : NULL) {
+		FILE *f = fopen(path_of(n), "w");
+
+		assert_non_null(f);
+		fputs("half a table", f);
+		fclose(f);
+	}
+	store_sample("tmps", &k);
+	assert_int_equal(access(path_of(dead), F_OK), -1);
+	assert_int_equal(access(path_of(alive), F_OK), 0);	/* its writer may rename it yet */
+	assert_int_equal(access(path_of(other), F_OK), 0);	/* another name's */
+	assert_int_equal(access(path_of("tmps"), F_OK), 0);
+	unlink(path_of(alive));
+	unlink(path_of(other));
+}
+
 static void test_live_key(void **state)
 {
 	struct ksym_cache_key a, b;
@@ -616,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_long_run),
 		cmocka_unit_test(test_truncated_and_flipped),
 		cmocka_unit_test(test_unsafe_files),
+		cmocka_unit_test(test_dead_writers),
 		cmocka_unit_test(test_live_key),
 		cmocka_unit_test(test_blacklist),
 		cmocka_unit_test(test_snprint),
