@@ -800,8 +800,8 @@ int ksym_build__export(const char *dir, const char *path)
 	slash = strrchr(pdir, '/');
 	if (slash)
 		*slash = '\0';
-	err = ksym_cache_write(slash ? (pdir[0] ? pdir : "/") : ".", slash ? slash + 1 : path,
-			       map, st.st_size, NULL, 0);
+	err = ksym_file_write(slash ? (pdir[0] ? pdir : "/") : ".", slash ? slash + 1 : path,
+			      map, st.st_size);
 	munmap(map, st.st_size);
 	return err;
 }

@@ -392,39 +392,52 @@ int ksym_cache_dir(const char *dir)
 }
 
 /*
- * Temporaries of dir/name whose writer is gone: killed between its mkstemp()
- * and its rename() (SIGKILL, a watchdog, a crash). Each holds a whole table:
- * a unit crash-looping there would fill /run with them. The writer's pid is in
- * the name; one that cannot be signalled for another reason counts as alive.
+ * The pid of the writer of a temporary ".NAME.PID.XXXXXX" (of name, or of any
+ * name where name is NULL), or 0 where p is none.
+ */
+static long temp_writer(const char *p, const char *name)
+{
+	size_t len = strlen(p);
+	const char *dot, *q;
+
+	if (p[0] != '.' || len < 10 || p[len - 7] != '.')
+		return 0;
+	dot = p + len - 7;
+	for (q = dot; q > p + 1 && q[-1] >= '0' && q[-1] <= '9'; q--)
+		;
+	if (q == dot || dot - q > 9 || q - 1 <= p + 1 || q[-1] != '.')
+		return 0;
+	if (name && ((size_t)(q - 1 - (p + 1)) != strlen(name) || strncmp(p + 1, name, strlen(name))))
+		return 0;
+	return strtol(q, NULL, 10);
+}
+
+/*
+ * Temporaries whose writer is gone: killed between its mkstemp() and its
+ * rename() (SIGKILL, a watchdog, a crash). Each holds a whole table: a unit
+ * crash-looping would fill /run with them. A writer that cannot be signalled
+ * for another reason counts as alive. In a cache directory, which is ours, any
+ * name's go; elsewhere only name's.
  */
 static void sweep_dead(const char *dir, const char *name)
 {
-	size_t n = strlen(name);
 	struct dirent *d;
 	DIR *dp = opendir(dir);
 
 	if (!dp)
 		return;
 	while ((d = readdir(dp))) {
-		const char *p = d->d_name;
-		char *end;
-		long pid;
+		long pid = temp_writer(d->d_name, name);
 
-		if (p[0] != '.' || strncmp(p + 1, name, n) || p[n + 1] != '.')
-			continue;
-		errno = 0;
-		pid = strtol(p + n + 2, &end, 10);
-		if (errno || end == p + n + 2 || *end != '.' || pid <= 0 || pid == getpid())
-			continue;
-		if (kill(pid, 0) && errno == ESRCH)
-			unlinkat(dirfd(dp), p, 0);
+		if (pid > 0 && pid != getpid() && kill(pid, 0) && errno == ESRCH)
+			unlinkat(dirfd(dp), d->d_name, 0);
 	}
 	closedir(dp);
 }
 
 /* dir/name becomes header + payload whole or not at all: a 0600 temporary, renamed. */
-int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t hlen,
-		     const void *pay, size_t plen)
+static int write_renamed(const char *dir, const char *name, const void *hdr, size_t hlen,
+			 const void *pay, size_t plen, bool cache_dir)
 {
 	char path[512], tmp[540];
 	int fd, err;
@@ -433,7 +446,7 @@ int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t 
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%d.XXXXXX", dir, name, (int)getpid()) >=
 	    sizeof(tmp))
 		return -ENAMETOOLONG;
-	sweep_dead(dir, name);
+	sweep_dead(dir, cache_dir ? NULL : name);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
@@ -451,6 +464,17 @@ int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t 
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t hlen,
+		     const void *pay, size_t plen)
+{
+	return write_renamed(dir, name, hdr, hlen, pay, plen, true);
+}
+
+int ksym_file_write(const char *dir, const char *name, const void *buf, size_t len)
+{
+	return write_renamed(dir, name, buf, len, NULL, 0, false);
 }
 
 int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache_key *key,

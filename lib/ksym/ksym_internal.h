@@ -361,8 +361,11 @@ struct stat;
 char *ksym_cache_map(const char *dir, const char *name, size_t min, struct stat *st,
 		     bool populate, bool writable);
 int ksym_cache_dir(const char *dir);
+/* Written whole or not at all (a temporary renamed); in a cache directory. */
 int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t hlen,
 		     const void *pay, size_t plen);
+/* The same for a file anywhere (an export). */
+int ksym_file_write(const char *dir, const char *name, const void *buf, size_t len);
 bool ksym_cache_valid(const struct ksym_table *t, uint64_t nslots);
 
 /*

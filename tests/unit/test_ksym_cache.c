@@ -481,12 +481,14 @@ static void test_unsafe_files(void **state)
 
 /*
  * A writer killed before its rename leaves its temporary (its pid in the name):
- * the next write of that name removes it, and only those of writers gone.
+ * the next write in the cache directory removes it, whichever name it was
+ * for, and only those of writers gone.
  */
 static void test_dead_writers(void **state)
 {
 	struct ksym_cache_key k = key_of("boot-a");
 	char dead[64], alive[64], other[64];
+	const char *keep = ".tmps.notapid.AbC123";
 	pid_t pid = fork();
 
 	(void)state;
@@ -496,8 +498,9 @@ static void test_dead_writers(void **state)
 	assert_int_equal(waitpid(pid, NULL, 0), pid);	/* a pid no process has now */
 	snprintf(dead, sizeof(dead), ".tmps.%d.AbC123", (int)pid);
 	snprintf(alive, sizeof(alive), ".tmps.%d.AbC123", (int)getppid());
-	snprintf(other, sizeof(other), ".tmps-x.%d.AbC123", (int)pid);
-	for (const char *n = dead; n; n = n == dead ? alive : n == alive ? other : NULL) {
+	snprintf(other, sizeof(other), ".other-x.%d.AbC123", (int)pid);
+	for (int i = 0; i < 4; i++) {
+		const char *n = i == 0 ? dead : i == 1 ? alive : i == 2 ? other : keep;
 		FILE *f = fopen(path_of(n), "w");
 
 		assert_non_null(f);
@@ -506,11 +509,12 @@ static void test_dead_writers(void **state)
 	}
 	store_sample("tmps", &k);
 	assert_int_equal(access(path_of(dead), F_OK), -1);
+	assert_int_equal(access(path_of(other), F_OK), -1);	/* another name's, gone too */
 	assert_int_equal(access(path_of(alive), F_OK), 0);	/* its writer may rename it yet */
-	assert_int_equal(access(path_of(other), F_OK), 0);	/* another name's */
+	assert_int_equal(access(path_of(keep), F_OK), 0);	/* not a temporary of ours */
 	assert_int_equal(access(path_of("tmps"), F_OK), 0);
 	unlink(path_of(alive));
-	unlink(path_of(other));
+	unlink(path_of(keep));
 }
 
 static void test_live_key(void **state)

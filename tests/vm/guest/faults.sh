@@ -13,6 +13,37 @@ is "$fails" 0 "8 runs at once on a cold cache: all succeed"
 is "$(cat $O/par*.err | grep -vc 'traceability unknown')" 0 "8 runs at once: no warning (none saw a torn cache)"
 $K -l -o json -p 'vfs_*' > $O/par-after.json 2> $O/par-after.err
 check "8 runs at once: the cache they left is valid and used" grep -q '"cached":true' $O/par-after.json
+# SIGKILL at every step of the cache writes: strace kills the run on entry to the
+# k-th call of a system call, each step found by tracing a cold run (-y names the
+# temporary a call works on): each file's temporary made, its header and payload
+# written, synced, renamed, for the four files (/run's and the build cache's). The
+# published files go before each kill, the temporaries stay: the next run must be
+# right, say nothing of a damaged cache, and leave no temporary of a writer gone.
+C="/run/ksymattach /var/cache/ksymattach"
+rm -rf $C
+$K -l -o json -p 'vfs_*' --no-cache 2> /dev/null | grep -o '"name":"[^"]*"' | sort > $O/kill-want
+strace -f -qq -y -e trace=fchmod,write,fsync,rename -o $O/kill.trace $K -l -p 'vfs_*' > /dev/null 2>&1
+points=$(awk '/resumed>/ { next } { c = $2; sub(/\(.*/, "", c); n[c]++ }
+	/ksymattach\/\./ { print c ":" n[c] }' $O/kill.trace)
+np=0 killed=0 bad=
+for p in $points; do
+	np=$((np + 1)); sc=${p%:*}
+	rm -f /run/ksymattach/[!.]* /var/cache/ksymattach/[!.]*
+	strace -f -qq -o /dev/null -e trace=$sc -e inject=$sc:signal=KILL:when=${p#*:} \
+		$K -l -p 'vfs_*' > /dev/null 2>&1
+	[ $? -eq 137 ] && killed=$((killed + 1))
+	$K -l -o json -p 'vfs_*' > $O/kill-next.json 2> $O/kill-next.err
+	rc=$?
+	grep -o '"name":"[^"]*"' $O/kill-next.json | sort > $O/kill-got
+	tmps=$(ls -a $C 2>/dev/null | grep -c '^\.[a-z]')
+	if [ $rc -ne 0 ] || [ -s $O/kill-next.err ] || ! cmp -s $O/kill-got $O/kill-want || [ $tmps -ne 0 ]; then
+		bad="$bad $p(rc $rc, $tmps temporaries)"
+		sed "s/^/# $p: /" $O/kill-next.err
+	fi
+done
+check "SIGKILL at $np steps of the cache writes ($killed killed there): the next run right, no damaged cache, no temporary left${bad:+; failed:$bad}" \
+	sh -c "[ $np -ge 16 ] && [ $killed = $np ] && [ -z '$bad' ] && [ \$(wc -l < $O/kill-want) -gt 1 ]"
+echo "# kill points: $(echo $points)"
 # a full /run (a tiny tmpfs) and a read-only one
 for how in full ro; do
 	rm -rf /run/ksymattach; mkdir -p /run/ksymattach
