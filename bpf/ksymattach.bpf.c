@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Hit counters for kprobe.multi: the object libbpf loads and attaches by
- * pattern (the libbpf resolver's row). ksymattach's own runs load the same
+ * pattern (the libbpf resolver's row), or by name as classic kprobes. ksymattach's own runs load the same
  * counter by hand (src/engine/hitprog.c), for kprobe.multi and classic kprobes.
  * No kfunc and no CO-RE relocation here, so loading this object needs no
  * vmlinux BTF (ksymattach_session.bpf.c has the session kfuncs).
@@ -15,6 +15,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 SEC("kprobe.multi")
 int ksa_multi(struct pt_regs *ctx)
+{
+	return count_hit(ctx);
+}
+
+/* Where there is no kprobe.multi: libbpf's classic kprobe, one per name. */
+SEC("kprobe")
+int ksa_kprobe(struct pt_regs *ctx)
 {
 	return count_hit(ctx);
 }

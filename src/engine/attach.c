@@ -56,6 +56,8 @@ struct kattach {
 	size_t links_cap;
 	size_t excluded;
 	bool fell_back;
+	struct bpf_link **blinks;	/* LIBBPF, classic kprobes: libbpf's own links */
+	size_t blink_cnt;
 	int floor_prog;		/* FLOOR: the raw program's fd, its links' below (-1: none) */
 	int *floor_links;
 	size_t floor_link_cnt;
@@ -711,14 +713,21 @@ static int kprobe_pmu(void)
 }
 
 /*
- * A classic kprobe at addr with the program linked to it: the link's fd, or
- * -errno; *at_link: the kprobe was made, the link was refused (not the
- * address's fault).
+ * A classic kprobe at addr (or at name, where given) with the program linked
+ * to it: the link's fd, or -errno; *at_link: the kprobe was made, the link was
+ * refused (not the address's fault).
  */
-static int kprobe_link(struct kattach *a, int pmu, uint64_t addr, bool *at_link)
+static int kprobe_link(struct kattach *a, int pmu, uint64_t addr, const char *name,
+		       bool *at_link)
 {
 	struct perf_event_attr pa = { .size = sizeof(pa), .type = pmu, .config2 = addr };
 	int pfd, fd, err;
+
+	/* by name: the kernel resolves it (kallsyms_lookup_name), offset 0 */
+	if (name) {
+		pa.config1 = (uint64_t)(unsigned long)name;
+		pa.config2 = 0;
+	}
 
 	*at_link = false;
 	/* no name, the address as the offset: as libbpf asks for a kprobe by address */
@@ -732,13 +741,120 @@ static int kprobe_link(struct kattach *a, int pmu, uint64_t addr, bool *at_link)
 	return fd < 0 ? err : fd;
 }
 
-/* One classic kprobe per function, by address, through the perf kprobe PMU. */
+/* The resolvers that hand the kernel names: one classic kprobe per name. */
+static bool kprobes_by_name(const struct kattach *a)
+{
+	return a->opts.resolver == KATTACH_RES_KERNEL || a->opts.resolver == KATTACH_RES_LIBBPF;
+}
+
+/* The targets' names, each once, sorted, in a->names: their count, or -ENOMEM. */
+static ssize_t distinct_names(struct kattach *a)
+{
+	size_t i, n;
+
+	free(a->names);
+	a->names = malloc(a->target_cnt * sizeof(*a->names));
+	if (!a->names)
+		return -ENOMEM;
+	for (i = 0; i < a->target_cnt; i++)
+		a->names[i] = a->targets[i].name;
+	qsort(a->names, a->target_cnt, sizeof(*a->names), name_cmp);
+	for (i = n = a->target_cnt ? 1 : 0; i < a->target_cnt; i++)
+		if (strcmp(a->names[i], a->names[n - 1]))
+			a->names[n++] = a->names[i];
+	return n;
+}
+
+/* Every target of that name left out, as the kernel refused the name. */
+static void exclude_name(struct kattach *a, const char *name, int err)
+{
+	size_t i;
+
+	for (i = 0; i < a->target_cnt; i++)
+		if (!strcmp(a->targets[i].name, name))
+			exclude(a, &a->targets[i], err);
+}
+
+/*
+ * The program classic kprobes are linked to, for the resolver: the counter
+ * (by hand), libbpf's object (its kprobe program, libbpf attaching it by
+ * name), or the floor's empty program.
+ */
+static int load_kprobe_prog(struct kattach *a, char *log, size_t log_len)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int err;
+
+	/* a kprobe.multi program cannot serve: loaded again, for kprobes */
+	hitprog__close(&a->hp);
+	ksymattach_bpf__destroy(a->skel);
+	a->skel = NULL;
+	if (a->floor_prog >= 0)
+		close(a->floor_prog);
+	a->floor_prog = a->prog_fd = -1;
+	switch (a->opts.resolver) {
+	case KATTACH_RES_FLOOR:
+		a->floor_prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2,
+					      NULL);
+		if (a->floor_prog < 0)
+			return a->floor_prog;
+		a->prog_fd = a->floor_prog;
+		return 0;
+	case KATTACH_RES_LIBBPF:
+		a->skel = ksymattach_bpf__open();
+		if (!a->skel)
+			return -errno;
+		a->skel->rodata->self_tgid = getpid();
+		bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
+		bpf_program__set_autoload(a->skel->progs.ksa_multi, false);
+		err = ksymattach_bpf__load(a->skel);
+		if (!err)
+			a->prog_fd = bpf_program__fd(a->skel->progs.ksa_kprobe);
+		return err;
+	default:
+		err = hitprog__load(&a->hp, 0, a->target_cnt + 16, getpid(), log, log_len);
+		a->prog_fd = a->hp.prog_fd;
+		return err;
+	}
+}
+
+/* libbpf's classic kprobe on name, kept as libbpf's link: 0 or -errno. */
+static int libbpf_kprobe(struct kattach *a, const char *name)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko);
+	struct bpf_link **n, *l;
+
+	if (a->blink_cnt == a->target_cnt)
+		return -E2BIG;
+	if (!a->blinks) {
+		n = calloc(a->target_cnt, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		a->blinks = n;
+	}
+	l = bpf_program__attach_kprobe_opts(a->skel->progs.ksa_kprobe, name, &ko);
+	if (!l)
+		return -errno;
+	a->blinks[a->blink_cnt++] = l;
+	a->links_made++;
+	return 0;
+}
+
+/*
+ * One classic kprobe per function through the perf kprobe PMU: by address,
+ * or, for the resolvers that hand over names, one per name, which the kernel
+ * resolves (libbpf's own call for the libbpf resolver).
+ */
 static int attach_kprobes(struct kattach *a)
 {
+	bool by_name = kprobes_by_name(a), at_link;
 	char log[256] = "";
 	uint64_t t0 = now_ns();
+	ssize_t n = a->target_cnt;
 	int err, pmu, fd;
-	bool at_link;
 	size_t i;
 
 	if (!have_kprobes())
@@ -750,36 +866,46 @@ static int attach_kprobes(struct kattach *a)
 	pmu = kprobe_pmu();
 	if (pmu < 0)
 		return fail(a, pmu, "cannot read the perf kprobe PMU's type: %s", strerror(-pmu));
-	/* a kprobe.multi program cannot serve: the counter again, for kprobes */
-	hitprog__close(&a->hp);
-	a->prog_fd = -1;
-	err = hitprog__load(&a->hp, 0, a->target_cnt + 16, getpid(), log, sizeof(log));
+	err = load_kprobe_prog(a, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (err)
 		return fail(a, err, "cannot load the BPF program: %s%s%s", strerror(-err),
 			    log[0] ? ": " : "", log);
-	a->prog_fd = a->hp.prog_fd;
 	a->fell_back = true;
 	t0 = now_ns();
-	for (i = 0; i < a->target_cnt && !err; i++) {
+	if (by_name && (n = distinct_names(a)) < 0)
+		return fail(a, ENOMEM, "out of memory");
+	for (i = 0; i < (size_t)n && !err; i++) {
+		const char *name = by_name ? a->names[i] : NULL;
+
 		if (a->opts.stop && *a->opts.stop) {
 			err = -EINTR;
 			break;
 		}
 		/* kprobes may not go there at all */
-		if (a->targets[i].flags & KSYM_F_BLACKLISTED) {
+		if (!by_name && a->targets[i].flags & KSYM_F_BLACKLISTED) {
 			exclude(a, &a->targets[i], EPERM);
 			continue;
 		}
-		fd = kprobe_link(a, pmu, a->targets[i].addr, &at_link);
+		if (a->opts.resolver == KATTACH_RES_LIBBPF) {
+			fd = libbpf_kprobe(a, name);
+			at_link = false;
+		} else {
+			fd = kprobe_link(a, pmu, a->targets[i].addr, name, &at_link);
+		}
 		if (!at_link && (fd == -EINVAL || fd == -EILSEQ || fd == -ENOENT)) {
-			exclude(a, &a->targets[i], -fd);
+			if (by_name)
+				exclude_name(a, name, -fd);
+			else
+				exclude(a, &a->targets[i], -fd);
 			continue;
 		}
 		if ((fd == -EACCES || fd == -EPERM) && kprobes_need_admin())
 			err = fail(a, -fd, "classic kprobes refused: kernel.perf_event_paranoid=3 "
 				   "(a Debian kernel's) allows perf_event_open only with CAP_SYS_ADMIN, "
 				   "which is missing");
+		else if (a->opts.resolver == KATTACH_RES_LIBBPF)
+			err = fd < 0 ? attach_error(a, fd, 1) : 0;
 		else
 			err = fd >= 0 ? push_link(a, fd) : attach_error(a, fd, 1);
 	}
@@ -957,6 +1083,7 @@ static int load_object(struct kattach *a, struct bpf_program **prog, char *log, 
 		*prog = a->skel->progs.ksa_multi;
 		a->skel->rodata->self_tgid = getpid();
 		bpf_map__set_max_entries(a->skel->maps.stats, slots);
+		bpf_program__set_autoload(a->skel->progs.ksa_kprobe, false);
 		err = ksymattach_bpf__load(a->skel);
 	} else {
 		err = hitprog__load(&a->hp, BPF_TRACE_KPROBE_MULTI, slots, getpid(), log, log_len);
@@ -976,6 +1103,26 @@ static int stats_fd(const struct kattach *a)
 	       a->skel ? bpf_map__fd(a->skel->maps.stats) : -1;
 }
 
+/* The kernel has no kprobe.multi (EOPNOTSUPP: no CONFIG_FPROBE), nothing is attached yet. */
+static bool can_fall_back(const struct kattach *a, int err, size_t links)
+{
+	return (err == -EOPNOTSUPP || err == -524) && a->opts.mode == KATTACH_MULTI &&
+	       a->opts.fallback == KATTACH_FALLBACK_AUTO && !links && have_kprobes();
+}
+
+static int fall_back(struct kattach *a)
+{
+	/* once a process: --compare and the daemon attach again and again */
+	static bool warned;
+
+	if (!warned)
+		warn(a, "kernel %s has no kprobe.multi; attaching %zu classic kprobes instead "
+			"(--no-fallback refuses)", release(), a->target_cnt);
+	warned = true;
+	a->err[0] = '\0';
+	return attach_kprobes(a);
+}
+
 static int attach_all(struct kattach *a)
 {
 	struct bpf_program *prog = NULL;
@@ -993,12 +1140,13 @@ static int attach_all(struct kattach *a)
 		return err;
 	if (a->opts.resolver == KATTACH_RES_LIBBPF && a->opts.link_batch > 1)
 		return fail(a, EINVAL, "libbpf takes one pattern per link: --batch does not apply");
-	if (a->opts.resolver == KATTACH_RES_FLOOR)
-		return attach_floor(a);
+	if (a->opts.resolver == KATTACH_RES_FLOOR) {
+		err = attach_floor(a);
+		return can_fall_back(a, err, a->floor_link_cnt) ? fall_back(a) : err;
+	}
 	if (a->opts.fallback == KATTACH_FALLBACK_KPROBE) {
-		if (a->opts.mode == KATTACH_SESSION || a->opts.resolver != KATTACH_RES_KSYM)
-			return fail(a, EINVAL, "classic kprobes count hits by address only "
-					       "(no session, resolver ksym)");
+		if (a->opts.mode == KATTACH_SESSION)
+			return fail(a, EINVAL, "classic kprobes have no kprobe.session");
 		return attach_kprobes(a);
 	}
 	err = load_object(a, &prog, log, sizeof(log));
@@ -1035,14 +1183,8 @@ static int attach_all(struct kattach *a)
 		err = attach_range(a, prog, first, n);
 	}
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
-	if ((err == -EOPNOTSUPP || err == -524) && a->opts.mode == KATTACH_MULTI &&
-	    a->opts.resolver == KATTACH_RES_KSYM && a->opts.fallback == KATTACH_FALLBACK_AUTO &&
-	    !a->link_cnt && have_kprobes()) {
-		warn(a, "kernel %s has no kprobe.multi; attaching %zu classic kprobes instead "
-			"(--no-fallback refuses)", release(), a->target_cnt);
-		a->err[0] = '\0';
-		return attach_kprobes(a);
-	}
+	if (can_fall_back(a, err, a->link_cnt))
+		return fall_back(a);
 	if (!err)
 		err = reresolve(a, prog);
 	if (err == -EINTR)
@@ -1188,6 +1330,10 @@ int kattach__detach(struct kattach *a)
 		a->floor_prog = -1;
 		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 	}
+	while (a->blink_cnt)
+		bpf_link__destroy(a->blinks[--a->blink_cnt]);
+	free(a->blinks);
+	a->blinks = NULL;
 	if (!a->link_cnt && !a->skel && !a->sskel && a->hp.map_fd < 0)
 		return 0;
 	close_links(a->links, a->link_cnt);

@@ -28,6 +28,7 @@ struct row {
 	double resatt[MAX_ROUNDS];	/* resolve + attach: what the resolver adds */
 	double stall[MAX_ROUNDS];	/* read ... load, attach: start to attached */
 	size_t targets, links;
+	bool fell_back;		/* classic kprobes: the kernel has no kprobe.multi */
 };
 
 enum { ROW_COLD, ROW_WARM, ROW_BOOT, ROW_KERNEL, ROW_LIBBPF, ROW_FLOOR, NROWS };
@@ -106,6 +107,7 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 	r->from_build += round >= 0 && kattach__from_build_cache(a);
 	r->targets = kattach__attached_cnt(a);
 	r->links = kattach__link_cnt_total(a);
+	r->fell_back = kattach__fell_back(a);
 	kattach__free(a);
 	return 0;
 }
@@ -150,13 +152,15 @@ static void print_text(const struct compare_opts *o, int n)
 	size_t i;
 	int ph;
 
-	printf("compare on %s: %zu functions, %zu link%s each, kprobe.%s, %d rounds\n"
+	printf("compare on %s: %zu functions, %zu link%s each, %s%s, %d rounds\n"
 	       "milliseconds, median [min-max]; libbpf resolves inside its attach call;\n"
 	       "res+att = read+parse+index+match+attach, what a resolver adds; stall = res+att\n"
 	       "+load, start to attached; floor: the addresses known, an empty program loaded raw\n\n",
 	       o->kernel ? o->kernel : "(symbols from a file)", rows[ROW_COLD].targets,
 	       rows[ROW_COLD].links, rows[ROW_COLD].links == 1 ? "" : "s",
-	       kattach__mode_name(o->attach->mode), n);
+	       rows[ROW_COLD].fell_back ? "classic kprobes (no kprobe.multi; kernel and libbpf "
+					  "by name, the kernel resolving each)" : "kprobe.",
+	       rows[ROW_COLD].fell_back ? "" : kattach__mode_name(o->attach->mode), n);
 	printf("%-8s", "PHASE");
 	for (i = 0; i < NROWS; i++)
 		printf(" %26s", rows[i].name);
@@ -200,8 +204,10 @@ static void print_json(const struct compare_opts *o, int n)
 
 	printf("{\"kernel\":");
 	report__json_str(stdout, o->kernel);
-	printf(",\"mode\":\"%s\",\"matched\":%zu,\"links\":%zu,\"rounds\":%d,\"compare\":[",
-	       kattach__mode_name(o->attach->mode), rows[ROW_COLD].targets, rows[ROW_COLD].links, n);
+	printf(",\"mode\":\"%s\",\"fallback\":%s,\"matched\":%zu,\"links\":%zu,\"rounds\":%d,"
+	       "\"compare\":[", kattach__mode_name(o->attach->mode),
+	       rows[ROW_COLD].fell_back ? "true" : "false", rows[ROW_COLD].targets,
+	       rows[ROW_COLD].links, n);
 	for (i = 0; i < NROWS; i++) {
 		printf("%s{\"resolver\":\"%s\",\"phases_ms\":{", i ? "," : "", rows[i].name);
 		for (ph = 0; ph < KATTACH_PH_CNT; ph++) {

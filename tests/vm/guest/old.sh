@@ -1,4 +1,5 @@
-# Linux without CONFIG_FPROBE (Debian 6.1): resolution works, attach fails clearly.
+# Linux without CONFIG_FPROBE (Debian 6.1): resolution works; attach falls back to
+# classic kprobes, or with --no-fallback fails clearly.
 want=$(count_traceable vfs_)
 ge "$want" 10 "the guest lists vfs_* functions ($want)"
 $K -l -p 'vfs_*' -o json --source tracefs > $O/list.json
@@ -28,3 +29,28 @@ $K -p vfs_read -m session > $O/old-sess.out 2> $O/old-sess.err
 rc=$?
 check "session on 6.1: nonzero exit" [ $rc -ne 0 ]
 is "$(cat $O/old-sess.err)" "ksymattach: kprobe.session needs Linux >= 6.10, this is $(uname -r)" "session on 6.1: the one clear line"
+# the resolvers that hand the kernel names: one classic kprobe per name, which
+# the kernel resolves (-r libbpf: libbpf's own bpf_program__attach_kprobe_opts)
+for r in kernel libbpf; do
+	$K -p vfs_read -p vfs_write -r $r -d 120 -o json > $O/fb-$r.json 2> $O/fb-$r.err &
+	pid=$!
+	check "-r $r: attached by name" wait_for $O/fb-$r.err 60 'attached'
+	is "$(bpftool link show 2>/dev/null | grep -c perf_event)" 2 "-r $r: two perf-event links while attached"
+	dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
+	kill -INT $pid; wait $pid
+	ge "$(json_hits vfs_read $O/fb-$r.json)" $N "-r $r: vfs_read hits >= $N reads"
+	is "$(bpftool link show 2>/dev/null | grep -c .)" 0 "-r $r: no link left after exit"
+done
+# --compare: every row by classic kprobes (ksym and the floor by address, kernel
+# and libbpf by name), the fallback said once, nothing left attached
+$K -p 'vfs_*' --compare --rounds 1 -o json > $O/cmp.json 2> $O/cmp.err
+rc=$?
+rows=$(grep -o '"resolver":"[a-z-]*"' $O/cmp.json | sed 's/.*:"//; s/"//' | tr '\n' ' ')
+check "--compare without kprobe.multi: every row, classic kprobes (rows: $rows)" sh -c \
+	"[ $rc -eq 0 ] && grep -q '\"fallback\":true' $O/cmp.json &&
+	 [ '$rows' = 'ksym-cold ksym-warm ksym-boot kernel libbpf floor ' ] &&
+	 grep -q '\"kernel_extra_us_per_name\":' $O/cmp.json"
+is "$(grep -c 'no kprobe.multi' $O/cmp.err)" 1 "--compare without kprobe.multi: the fallback said once"
+grep -o '"resolver":"[a-z-]*"\|"stall_ms":[0-9.]*\|"kernel_extra_us_per_name":[-0-9.]*' $O/cmp.json |
+	tr '\n' ' ' | sed 's/^/# /'; echo
+is "$(bpftool link show 2>/dev/null | grep -c .)" 0 "--compare without kprobe.multi: no link left"
