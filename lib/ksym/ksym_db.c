@@ -474,6 +474,43 @@ bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 	       addr < b.addr + b.size;
 }
 
+const char *ksym__lockdown(void)
+{
+	static const char *const levels[] = { "none", "integrity", "confidentiality" };
+	char buf[96] = "", *l, *r;
+	size_t i;
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	if (!f)
+		return NULL;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	/* "none integrity [confidentiality]": the one in brackets */
+	l = strchr(buf, '[');
+	r = l ? strchr(l, ']') : NULL;
+	if (!r)
+		return NULL;
+	*r = '\0';
+	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (!strcmp(l + 1, levels[i]))
+			return levels[i];
+	return NULL;
+}
+
+/* Why root was refused a kernel file: lockdown where the kernel says so. */
+static const char *root_refused(void)
+{
+	const char *l = ksym__lockdown();
+
+	if (l && !strcmp(l, "confidentiality"))
+		return " (kernel lockdown=confidentiality refuses it)";
+	if (l)
+		return " (refused even to root, under kernel lockdown=none or integrity: "
+		       "a security policy)";
+	return " (refused even to root: kernel lockdown or a security policy)";
+}
+
 static const char *iter_error(int err)
 {
 	switch (err) {
@@ -636,8 +673,7 @@ static int load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *
 			return fail(db, -err, "cannot parse %s: %s", path, strerror(-err));
 		return fail(db, -err, "cannot read %s: %s%s", path, strerror(-err),
 			    err != -EACCES && err != -EPERM ? "" :
-			    geteuid() ? " (run as root)" :
-			    " (refused even to root: kernel lockdown or a security policy)");
+			    geteuid() ? " (run as root)" : root_refused());
 	}
 	/* a symbol table without one symbol line is the wrong file, not an empty table */
 	if (!st.symbols && !st.skipped &&
@@ -1468,7 +1504,7 @@ static int kallsyms_funcs(struct ksym_db *db)
 		return fail(db, err, "cannot read %s: %s%s",
 			    db->opts.kcore_path ? db->opts.kcore_path : "/proc/kcore", strerror(-err),
 			    !denied ? "" : geteuid() ? " (run as root)" :
-			    no_cap ? " (CAP_SYS_RAWIO is missing)" : " (kernel lockdown?)");
+			    no_cap ? " (CAP_SYS_RAWIO is missing)" : root_refused());
 	}
 	db->traceability_known = true;
 	db->funcs_source = "kallsyms+kcore";

@@ -462,6 +462,8 @@ static const char *release(void)
 
 static int attach_error(struct kattach *a, int err, size_t cnt)
 {
+	const char *lockdown;
+
 	switch (-err) {
 	case EPERM:
 	case EACCES:
@@ -475,6 +477,15 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 		if (geteuid())
 			return fail(a, err, "not permitted to attach: run as root "
 					    "(needs CAP_BPF and CAP_PERFMON)");
+		lockdown = ksym__lockdown();
+		/* it allows kprobe.multi and kprobe.session, not classic kprobes */
+		if (lockdown && !strcmp(lockdown, "confidentiality") && a->fell_back)
+			return fail(a, err, "kernel lockdown=confidentiality refuses classic "
+				    "kprobes (kprobe.multi it allows, where the kernel has it)");
+		if (lockdown)
+			return fail(a, err, "not permitted to attach, even with CAP_BPF and "
+				    "CAP_PERFMON, under kernel lockdown=%s: a security policy?",
+				    lockdown);
 		return fail(a, err, "not permitted to attach, even with CAP_BPF and CAP_PERFMON "
 				    "(kernel lockdown or a security policy?)");
 	case EOPNOTSUPP:

@@ -22,3 +22,4 @@ esac
 part faults.sh
 part signals.sh
 part errors.sh
+part lockdown.sh	# last: lockdown cannot be lifted

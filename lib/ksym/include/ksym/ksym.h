@@ -498,6 +498,14 @@ const char *ksym_db__errmsg(const struct ksym_db *db);
  */
 bool ksym__capable(int cap);
 
+/*
+ * The kernel's lockdown level, as /sys/kernel/security/lockdown says: "none",
+ * "integrity" or "confidentiality" (which refuses /proc/kcore, tracefs, BPF
+ * reads of kernel memory and classic kprobes, not kprobe.multi); NULL where it
+ * cannot tell (no securityfs, no lockdown LSM).
+ */
+const char *ksym__lockdown(void);
+
 /* glob(3)-style match of one string; exported for callers and tests. */
 bool ksym_glob_match(const char *glob, const char *str);
 /* True when glob has no wildcard, so an exact lookup can serve it. */

@@ -1,0 +1,55 @@
+# Kernel lockdown, which cannot be lifted once raised: the suite's last part.
+# integrity changes nothing ksymattach uses; confidentiality refuses /proc/kcore,
+# tracefs, BPF reads of kernel memory and classic kprobes, not kprobe.multi. The one
+# line names it from what the kernel says of itself (securityfs), and what can still
+# attach does.
+ld=/sys/kernel/security/lockdown
+[ -e $ld ] || mount -t securityfs none /sys/kernel/security
+check "lockdown: the kernel has it, off ($(cat $ld 2>/dev/null))" grep -q '\[none\]' $ld
+# the lists of this boot, taken while tracefs can be read
+if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
+	cp /sys/kernel/tracing/available_filter_functions_addrs $O/ld-funcs
+	lists="--funcs-addrs $O/ld-funcs" multi=1
+else
+	cp /sys/kernel/tracing/available_filter_functions $O/ld-funcs
+	lists="--funcs $O/ld-funcs" multi=0
+fi
+echo integrity > $ld
+rm -rf /run/ksymattach
+$K -p 'vfs_*' -o json > $O/ld-int.json 2> $O/ld-int.err
+rc=$?
+check "lockdown=integrity: a cold run attaches ($(json_int attached $O/ld-int.json) functions; the /run cache written)" \
+	sh -c "[ $rc -eq 0 ] && [ '$(json_int attached $O/ld-int.json)' -ge 10 ] && [ -d /run/ksymattach ]"
+echo confidentiality > $ld
+is "$(cat $ld)" "none integrity [confidentiality]" "lockdown=confidentiality raised"
+# a cold run: kcore, the iterator and tracefs all refused; the line says why
+$K -p 'vfs_*' --no-cache > $O/ld-cold.out 2> $O/ld-cold.err
+rc=$?
+check "lockdown=confidentiality, a cold run: one line naming it (rc $rc)" sh -c \
+	"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/ld-cold.err) -eq 1 ] &&
+	 grep -q 'tracing/available_filter_functions.*kernel lockdown=confidentiality refuses it' $O/ld-cold.err"
+sed 's/^/# /' $O/ld-cold.err
+one_line_error "lockdown=confidentiality, --source kallsyms: one line naming it" \
+	'cannot read /proc/kcore: Operation not permitted (kernel lockdown=confidentiality refuses it)' \
+	$K -p 'vfs_*' --no-cache --source kallsyms
+if [ $multi = 1 ]; then
+	# kprobe.multi it allows: the warm cache, or this boot's lists, attach
+	$K -p 'vfs_*' -o json > $O/ld-warm.json 2> $O/ld-warm.err
+	rc=$?
+	check "lockdown=confidentiality, warm: kprobe.multi attaches from the /run cache ($(json_int attached $O/ld-warm.json))" \
+		sh -c "[ $rc -eq 0 ] && grep -q '\"cached\":true' $O/ld-warm.json &&
+		       [ '$(json_int attached $O/ld-warm.json)' = '$(json_int attached $O/ld-int.json)' ]"
+	$K -p 'vfs_*' $lists --no-cache -o json > $O/ld-lists.json 2> $O/ld-lists.err
+	rc=$?
+	check "lockdown=confidentiality, this boot's lists given: kprobe.multi attaches ($(json_int attached $O/ld-lists.json))" \
+		sh -c "[ $rc -eq 0 ] && [ '$(json_int attached $O/ld-lists.json)' -ge 10 ]"
+	kp="--fallback kprobe"
+fi
+# classic kprobes it refuses (6.1's only kind)
+$K -p 'vfs_*' $lists ${kp:-} --no-cache > $O/ld-kp.out 2> $O/ld-kp.err
+rc=$?
+check "lockdown=confidentiality, classic kprobes: one line naming it (rc $rc)" sh -c \
+	"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/ld-kp.err) -eq 1 ] &&
+	 grep -q 'kernel lockdown=confidentiality refuses classic kprobes' $O/ld-kp.err"
+sed 's/^/# /' $O/ld-kp.err
+is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "lockdown: no link left"
