@@ -342,6 +342,32 @@ static bool kernel_can_probe(void)
 	return known;
 }
 
+/*
+ * No bpf() at all: ENOSYS. Whether the kernel lacks it (CONFIG_BPF_SYSCALL off)
+ * or something in between refuses it so (a seccomp filter), its symbols say.
+ * 0: bpf() is there.
+ */
+static int no_bpf(struct kattach *a)
+{
+	static const char *const sys_bpf[] = { "__sys_bpf", "__x64_sys_bpf" };
+	struct ksym_parse_opts po = { .sz = sizeof(po), .names = sys_bpf, .name_cnt = 2,
+				      .text_only = true };
+	struct ksym_table *t;
+	bool has;
+
+	if (syscall(__NR_bpf, -1, NULL, 0) >= 0 || errno != ENOSYS)
+		return 0;
+	t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
+	has = t && ksym_table__cnt(t) > 0;
+	ksym_table__free(t);
+	if (has)
+		return fail(a, ENOSYS, "the bpf() system call fails with ENOSYS, though kernel %s "
+				       "has it: something refuses it so (a seccomp filter?)",
+			    release());
+	return fail(a, ENOSYS, "kernel %s has no BPF (no bpf() system call: CONFIG_BPF_SYSCALL "
+			       "off): nothing can be attached here", release());
+}
+
 static int no_probes(struct kattach *a)
 {
 	return fail(a, EOPNOTSUPP, "kernel %s has no kprobes at all (no kprobe PMU, no fprobe: "
@@ -405,6 +431,8 @@ int kattach__resolve(struct kattach *a)
 	/* the live kernel's files would fail for want of what it lacks: say that */
 	if (!a->opts.list_only && live_sources(a) && !kernel_can_probe())
 		return no_probes(a);
+	if (!a->opts.list_only && live_sources(a) && (err = no_bpf(a)))
+		return err;
 	err = load_funcs(a, false);
 	if (err)
 		return err;
@@ -1146,6 +1174,9 @@ static int attach_all(struct kattach *a)
 		return a->opts.allow_empty ? 0 : fail(a, EINVAL, "nothing to attach");
 	if (!kernel_can_probe())
 		return no_probes(a);
+	err = no_bpf(a);
+	if (err)
+		return err;
 	err = check_session(a);
 	if (err)
 		return err;
