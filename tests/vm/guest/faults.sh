@@ -63,11 +63,8 @@ rm -rf /run/ksymattach
 # out of file descriptors (every link is one; classic kprobes on 6.1 too): one
 # line naming the limit, nothing left attached
 ( ulimit -n 40; exec $K -p 'vfs_*' --link-per-func --no-cache ) > $O/nofile.out 2> $O/nofile.err
-rc=$?
-check "ulimit -n 40, a link per function: one error naming the limit (rc $rc)" sh -c \
-	"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/nofile.err) -eq 1 ] &&
-	 grep -q 'out of file descriptors after [0-9]* links (this process, open files limit 40)' $O/nofile.err"
-sed 's/^/# /' $O/nofile.err
+one_error "ulimit -n 40, a link per function: one error naming the limit" $? $O/nofile.err \
+	'out of file descriptors after [0-9]* links (this process, open files limit 40)'
 is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "out of file descriptors: no link left"
 # ENOMEM from the kernel: Debian's kernels cannot inject it (no fault injection) and
 # a memory cgroup OOM-kills instead, so strace makes bpf() return it, at the call
@@ -93,19 +90,14 @@ if [ $k = 1 ]; then
 		sh -c "[ $rc -eq 0 ] && [ -n '$want' ] && [ $want -gt 1 ] &&
 		       [ '$(json_int attached $O/nomem1.json)' = $want ] && [ '$(json_int links $O/nomem1.json)' = 2 ]"
 else
-	check "ENOMEM at the fifth kprobe's link (bpf call $n): one line naming it (rc $rc)" sh -c \
-		"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/nomem1.err) -eq 1 ] &&
-		 grep -q 'the kernel is out of memory: it refused a kprobe after 4 were made' $O/nomem1.err"
+	one_error "ENOMEM at the fifth kprobe's link (bpf call $n): one line naming it" $rc \
+		$O/nomem1.err 'the kernel is out of memory: it refused a kprobe after 4 were made'
 fi
-sed 's/^/# /' $O/nomem1.err
 is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "ENOMEM once: no link left"
 $ST -o /dev/null -e inject=bpf:error=ENOMEM:when=$n+ $K -p 'vfs_*' --no-cache \
 	> $O/nomem2.out 2> $O/nomem2.err
-rc=$?
-check "ENOMEM at every bpf call from $n on: one line naming it (rc $rc)" sh -c \
-	"[ $rc -ne 0 ] && [ \$(grep -vc 'warning:' $O/nomem2.err) -eq 1 ] &&
-	 grep -q 'the kernel is out of memory: it refused a \(kprobe\|link of 1 function\) after' $O/nomem2.err"
-sed 's/^/# /' $O/nomem2.err
+one_error "ENOMEM at every bpf call from $n on: one line naming it" $? $O/nomem2.err \
+	'the kernel is out of memory: it refused a \(kprobe\|link of 1 function\) after'
 is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "ENOMEM always: no link left"
 # kcore unreadable at the start (a file that is no ELF bound over it, as a locked
 # down kernel refuses it): tracefs' lists instead, the same functions
