@@ -352,10 +352,13 @@ static int no_bpf(struct kattach *a)
 	static const char *const sys_bpf[] = { "__sys_bpf", "__x64_sys_bpf" };
 	struct ksym_parse_opts po = { .sz = sizeof(po), .names = sys_bpf, .name_cnt = 2,
 				      .text_only = true };
+	static int enosys = -1;	/* once a process: resolve and attach ask */
 	struct ksym_table *t;
 	bool has;
 
-	if (syscall(__NR_bpf, -1, NULL, 0) >= 0 || errno != ENOSYS)
+	if (enosys < 0)
+		enosys = syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS;
+	if (!enosys)
 		return 0;
 	t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
 	has = t && ksym_table__cnt(t) > 0;
