@@ -416,8 +416,10 @@ static long temp_writer(const char *p, const char *name)
  * Temporaries whose writer is gone: killed between its mkstemp() and its
  * rename() (SIGKILL, a watchdog, a crash). Each holds a whole table: a unit
  * crash-looping would fill /run with them. A writer that cannot be signalled
- * for another reason counts as alive. In a cache directory, which is ours, any
- * name's go; elsewhere only name's.
+ * for another reason counts as alive; one in another PID namespace sharing
+ * the directory looks gone, and its run goes on without writing that file (a
+ * warning). In a cache directory, which is ours, any name's go; elsewhere
+ * only name's.
  */
 static void sweep_dead(const char *dir, const char *name)
 {

@@ -148,6 +148,9 @@ const char *kattach__excluded_reason(const struct kattach_target *t)
 		return "in the kprobe blacklist";
 	case ENOENT:
 		return "its module was unloaded";
+	case EADDRNOTAVAIL:
+		return "by name, ambiguous (the kernel takes a kprobe's name only when one "
+		       "function has it)";
 	default:
 		return strerror(t->excluded_errno);
 	}
@@ -349,8 +352,9 @@ static bool kernel_can_probe(void)
  */
 static int no_bpf(struct kattach *a)
 {
-	static const char *const sys_bpf[] = { "__sys_bpf", "__x64_sys_bpf" };
-	struct ksym_parse_opts po = { .sz = sizeof(po), .names = sys_bpf, .name_cnt = 2,
+	/* not __x64_sys_bpf: without BPF the kernel has a weak stub of that name */
+	static const char *const sys_bpf[] = { "__sys_bpf" };
+	struct ksym_parse_opts po = { .sz = sizeof(po), .names = sys_bpf, .name_cnt = 1,
 				      .text_only = true };
 	static int enosys = -1;	/* once a process: resolve and attach ask */
 	struct ksym_table *t;
@@ -530,11 +534,11 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 		if (a->fell_back)
 			return fail(a, err, "the kernel is out of memory: it refused a kprobe after "
 				    "%zu were made (a memory cgroup's limit, MemoryMax=, or a node "
-				    "short of memory)", a->link_cnt);
+				    "short of memory)", a->links_made);
 		return fail(a, err, "the kernel is out of memory: it refused a link of %zu "
 			    "function%s after %zu link%s were made (a memory cgroup's limit, "
 			    "MemoryMax=, or a node short of memory)", cnt, cnt == 1 ? "" : "s",
-			    a->link_cnt, a->link_cnt == 1 ? "" : "s");
+			    a->links_made, a->links_made == 1 ? "" : "s");
 	case ESRCH:
 		return fail(a, err, "the kernel found no traceable function of one of %zu names",
 			    cnt);
@@ -546,7 +550,7 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 		getrlimit(RLIMIT_NOFILE, &rl);
 		return fail(a, err, "out of file descriptors after %zu links (%s, open files "
 			    "limit %llu): raise it (ulimit -n, LimitNOFILE=) or put more functions "
-			    "in a link (--batch)", a->link_cnt, err == -EMFILE ? "this process" :
+			    "in a link (--batch)", a->links_made, err == -EMFILE ? "this process" :
 			    "the whole system", (unsigned long long)rl.rlim_cur);
 	}
 	default:
@@ -867,16 +871,10 @@ static int load_kprobe_prog(struct kattach *a, char *log, size_t log_len)
 static int libbpf_kprobe(struct kattach *a, const char *name)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko);
-	struct bpf_link **n, *l;
+	struct bpf_link *l;
 
 	if (a->blink_cnt == a->target_cnt)
 		return -E2BIG;
-	if (!a->blinks) {
-		n = calloc(a->target_cnt, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		a->blinks = n;
-	}
 	l = bpf_program__attach_kprobe_opts(a->skel->progs.ksa_kprobe, name, &ko);
 	if (!l)
 		return -errno;
@@ -917,7 +915,11 @@ static int attach_kprobes(struct kattach *a)
 	t0 = now_ns();
 	if (by_name && (n = distinct_names(a)) < 0)
 		return fail(a, ENOMEM, "out of memory");
+	if (a->opts.resolver == KATTACH_RES_LIBBPF && !a->blinks &&
+	    !(a->blinks = calloc(a->target_cnt, sizeof(*a->blinks))))
+		return fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < (size_t)n && !err; i++) {
+		/* by name, i counts names: the target's address is not used */
 		const char *name = by_name ? a->names[i] : NULL;
 
 		if (a->opts.stop && *a->opts.stop) {
@@ -930,12 +932,15 @@ static int attach_kprobes(struct kattach *a)
 			continue;
 		}
 		if (a->opts.resolver == KATTACH_RES_LIBBPF) {
+			/* libbpf does not say which call refused: taken as the name's */
 			fd = libbpf_kprobe(a, name);
 			at_link = false;
 		} else {
 			fd = kprobe_link(a, pmu, a->targets[i].addr, name, &at_link);
 		}
-		if (!at_link && (fd == -EINVAL || fd == -EILSEQ || fd == -ENOENT)) {
+		/* by name, a name several functions have is refused (EADDRNOTAVAIL) */
+		if (!at_link && (fd == -EINVAL || fd == -EILSEQ || fd == -ENOENT ||
+				 (by_name && fd == -EADDRNOTAVAIL))) {
 			if (by_name)
 				exclude_name(a, name, -fd);
 			else
@@ -954,8 +959,9 @@ static int attach_kprobes(struct kattach *a)
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
 	if (!err && a->excluded == a->target_cnt)
 		err = fail(a, EINVAL, "the kernel refused every one of %zu kprobes", a->target_cnt);
+	/* by name, one kprobe a name, whichever function the kernel took */
 	if (!err)
-		a->attached = a->target_cnt - a->excluded;
+		a->attached = by_name ? a->link_cnt + a->blink_cnt : a->target_cnt - a->excluded;
 	return err;
 }
 
@@ -1185,14 +1191,14 @@ static int attach_all(struct kattach *a)
 		return err;
 	if (a->opts.resolver == KATTACH_RES_LIBBPF && a->opts.link_batch > 1)
 		return fail(a, EINVAL, "libbpf takes one pattern per link: --batch does not apply");
-	if (a->opts.resolver == KATTACH_RES_FLOOR) {
-		err = attach_floor(a);
-		return can_fall_back(a, err, a->floor_link_cnt) ? fall_back(a) : err;
-	}
 	if (a->opts.fallback == KATTACH_FALLBACK_KPROBE) {
 		if (a->opts.mode == KATTACH_SESSION)
 			return fail(a, EINVAL, "classic kprobes have no kprobe.session");
 		return attach_kprobes(a);
+	}
+	if (a->opts.resolver == KATTACH_RES_FLOOR) {
+		err = attach_floor(a);
+		return can_fall_back(a, err, a->floor_link_cnt) ? fall_back(a) : err;
 	}
 	err = load_object(a, &prog, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;

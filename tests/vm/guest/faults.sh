@@ -65,7 +65,7 @@ rm -rf /run/ksymattach
 ( ulimit -n 40; exec $K -p 'vfs_*' --link-per-func --no-cache ) > $O/nofile.out 2> $O/nofile.err
 one_error "ulimit -n 40, a link per function: one error naming the limit" $? $O/nofile.err \
 	'out of file descriptors after [0-9]* links (this process, open files limit 40)'
-is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "out of file descriptors: no link left"
+is "$(links_left)" 0 "out of file descriptors: no link left"
 # ENOMEM from the kernel: Debian's kernels cannot inject it (no fault injection) and
 # a memory cgroup OOM-kills instead, so strace makes bpf() return it, at the call
 # that makes a link (found by tracing a run first) and then at every one after it.
@@ -79,7 +79,7 @@ else
 	lt=BPF_PERF_EVENT k=5
 fi
 $ST -o $O/nomem.trace $K -p 'vfs_*' --no-cache -o json > $O/nomem0.json 2> /dev/null
-n=$(awk -v lt=$lt -v k=$k '/resumed>/ { next } { n++ }
+n=$(awk -v lt=$lt -v k=$k '/resumed>/ { next } /bpf\(/ { n++ }
 	/BPF_LINK_CREATE/ && index($0, "attach_type=" lt) && ++m == k { print n; exit }' $O/nomem.trace)
 want=$(json_int attached $O/nomem0.json)
 $ST -o /dev/null -e inject=bpf:error=ENOMEM:when=$n $K -p 'vfs_*' --no-cache -o json \
@@ -93,12 +93,12 @@ else
 	one_error "ENOMEM at the fifth kprobe's link (bpf call $n): one line naming it" $rc \
 		$O/nomem1.err 'the kernel is out of memory: it refused a kprobe after 4 were made'
 fi
-is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "ENOMEM once: no link left"
+is "$(links_left)" 0 "ENOMEM once: no link left"
 $ST -o /dev/null -e inject=bpf:error=ENOMEM:when=$n+ $K -p 'vfs_*' --no-cache \
 	> $O/nomem2.out 2> $O/nomem2.err
 one_error "ENOMEM at every bpf call from $n on: one line naming it" $? $O/nomem2.err \
 	'the kernel is out of memory: it refused a \(kprobe\|link of 1 function\) after'
-is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')" 0 "ENOMEM always: no link left"
+is "$(links_left)" 0 "ENOMEM always: no link left"
 # kcore unreadable at the start (a file that is no ELF bound over it, as a locked
 # down kernel refuses it): tracefs' lists instead, the same functions
 $K -l -p 'vfs_*' --no-cache -o json > $O/kc-want.json 2> /dev/null

@@ -21,6 +21,11 @@ json_hits() {
 		sed 's/.*"hits"://' | head -n1
 }
 kprobe_multi_links() { bpftool link show 2>/dev/null | grep -c kprobe_multi; }
+# Every BPF link there is; "bpftool failed" where it cannot tell (no count of 0 then)
+links_left() {
+	_l=$(bpftool link show 2>&1) || { echo "bpftool failed: $_l" | head -n1; return; }
+	echo "$_l" | grep -c '^[0-9]*:'
+}
 # Number of distinct traceable vfs_* functions in the guest's own list.
 count_traceable() {
 	if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then

@@ -34,13 +34,29 @@ is "$(cat $O/old-sess.err)" "ksymattach: kprobe.session needs Linux >= 6.10, thi
 for r in kernel libbpf; do
 	$K -p vfs_read -p vfs_write -r $r -d 120 -o json > $O/fb-$r.json 2> $O/fb-$r.err &
 	pid=$!
-	check "-r $r: attached by name" wait_for $O/fb-$r.err 60 'attached'
+	check "-r $r: attached" wait_for $O/fb-$r.err 60 'attached'
 	is "$(bpftool link show 2>/dev/null | grep -c perf_event)" 2 "-r $r: two perf-event links while attached"
 	dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 	kill -INT $pid; wait $pid
 	ge "$(json_hits vfs_read $O/fb-$r.json)" $N "-r $r: vfs_read hits >= $N reads"
 	is "$(bpftool link show 2>/dev/null | grep -c .)" 0 "-r $r: no link left after exit"
+	# by name: the kprobe's name in config1, no address in config2 (ksym: the reverse)
+	strace -f -qq -v -e trace=perf_event_open -o $O/pe-$r.trace $K -p vfs_read -p vfs_write -r $r \
+		> /dev/null 2>&1
+	is "$(grep -c 'config1=0x[0-9a-f]*, config2=0,' $O/pe-$r.trace)" 2 "-r $r: both kprobes made by name"
 done
+strace -f -qq -v -e trace=perf_event_open -o $O/pe-ksym.trace $K -p vfs_read -p vfs_write > /dev/null 2>&1
+is "$(grep -c 'config1=0, config2=0xffffffff[0-9a-f]*,' $O/pe-ksym.trace)" 2 "ksym: both kprobes made by address"
+# a name several functions have: the kernel refuses it by name, left out as such
+dups=$(sort /sys/kernel/tracing/available_filter_functions |
+	awk '$1 == last && !($1 in seen) { seen[$1]; print $1 } { last = $1 }' | grep '^[a-z].*_show$' |
+	head -n 2)
+set --; for d in $dups; do set -- "$@" -p "$d"; done
+$K "$@" -p vfs_read -r kernel -o json > $O/dup.json 2> $O/dup.err
+rc=$?
+check "-r kernel, names several functions have ($(echo $dups)): left out as ambiguous, vfs_read attached" sh -c \
+	"[ $rc -eq 0 ] && [ -n '$dups' ] && [ '$(json_int attached $O/dup.json)' = 1 ] &&
+	 grep -q '\"reason\":\"by name, ambiguous' $O/dup.json"
 # --compare: every row by classic kprobes (ksym and the floor by address, kernel
 # and libbpf by name), the fallback said once, nothing left attached
 $K -p 'vfs_*' --compare --rounds 1 -o json > $O/cmp.json 2> $O/cmp.err
