@@ -1151,6 +1151,35 @@ static int stats_fd(const struct kattach *a)
 	       a->skel ? bpf_map__fd(a->skel->maps.stats) : -1;
 }
 
+/*
+ * kprobe.multi at all: a link of no function is EINVAL where the kernel has
+ * it, EOPNOTSUPP where not (no CONFIG_FPROBE). Asked before libbpf is given a
+ * pattern, which it resolves in full before the kernel can say no.
+ */
+static bool kernel_has_multi(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	static int known = -1;	/* once a process: --compare asks every round */
+	int prog, fd;
+
+	if (known < 0) {
+		prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_probe", "GPL", insns, 2, &po);
+		if (prog < 0)
+			return true;	/* cannot tell: the attach says */
+		fd = bpf_link_create(prog, 0, BPF_TRACE_KPROBE_MULTI, &lo);
+		known = !(fd < 0 && (errno == EOPNOTSUPP || errno == 524));
+		if (fd >= 0)
+			close(fd);
+		close(prog);
+	}
+	return known;
+}
+
 /* The kernel has no kprobe.multi (EOPNOTSUPP: no CONFIG_FPROBE), nothing is attached yet. */
 static bool can_fall_back(const struct kattach *a, int err, size_t links)
 {
@@ -1200,6 +1229,11 @@ static int attach_all(struct kattach *a)
 		err = attach_floor(a);
 		return can_fall_back(a, err, a->floor_link_cnt) ? fall_back(a) : err;
 	}
+	if (a->opts.resolver == KATTACH_RES_LIBBPF && can_fall_back(a, -EOPNOTSUPP, 0) &&
+	    !kernel_has_multi())
+		return fall_back(a);
+	/* (that question was ours, not libbpf's: not in its load) */
+	t0 = now_ns();
 	err = load_object(a, &prog, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (err) {
