@@ -822,16 +822,27 @@ static void exclude_name(struct kattach *a, const char *name, int err)
 }
 
 /*
+ * "r0 = 0; exit", loaded by hand (no object, no BTF, no map): the floor's
+ * program, for links of type (0: classic kprobes). Its fd or -errno.
+ */
+static int empty_prog(enum bpf_attach_type type)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type);
+
+	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2, &po);
+}
+
+/*
  * The program classic kprobes are linked to, for the resolver: the counter
  * (by hand), libbpf's object (its kprobe program, libbpf attaching it by
  * name), or the floor's empty program.
  */
 static int load_kprobe_prog(struct kattach *a, char *log, size_t log_len)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	int err;
 
 	/* a kprobe.multi program cannot serve: loaded again, for kprobes */
@@ -843,8 +854,7 @@ static int load_kprobe_prog(struct kattach *a, char *log, size_t log_len)
 	a->floor_prog = a->prog_fd = -1;
 	switch (a->opts.resolver) {
 	case KATTACH_RES_FLOOR:
-		a->floor_prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2,
-					      NULL);
+		a->floor_prog = empty_prog(0);
 		if (a->floor_prog < 0)
 			return a->floor_prog;
 		a->prog_fd = a->floor_prog;
@@ -1070,20 +1080,15 @@ static int floor_range(struct kattach *a, enum bpf_attach_type type, size_t i, s
 
 static int attach_floor(struct kattach *a)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	enum bpf_attach_type type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
 								     : BPF_TRACE_KPROBE_MULTI;
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type);
 	size_t i, step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;
 	uint64_t t0 = now_ns();
 	int err = 0;
 
 	if (step > MULTI_MAX)
 		step = MULTI_MAX;
-	a->floor_prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2, &po);
+	a->floor_prog = empty_prog(type);
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (a->floor_prog < 0)
 		return attach_error(a, a->floor_prog, a->target_cnt);
@@ -1158,17 +1163,12 @@ static int stats_fd(const struct kattach *a)
  */
 static bool kernel_has_multi(void)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
 	static int known = -1;	/* once a process: --compare asks every round */
 	int prog, fd;
 
 	if (known < 0) {
-		prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_probe", "GPL", insns, 2, &po);
+		prog = empty_prog(BPF_TRACE_KPROBE_MULTI);
 		if (prog < 0)
 			return true;	/* cannot tell: the attach says */
 		fd = bpf_link_create(prog, 0, BPF_TRACE_KPROBE_MULTI, &lo);
