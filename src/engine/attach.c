@@ -327,21 +327,27 @@ static const char *release(void);
  * kprobes), or fprobe (kprobe.multi), which its own symbols tell. Asked first,
  * so that a kernel without either says so, not whichever file fails next.
  */
+/* Whether the running kernel has text symbol name: 1, 0, or -1 where it cannot tell. */
+static int kernel_symbol(const char *name)
+{
+	struct ksym_parse_opts po = { .sz = sizeof(po), .names = &name, .name_cnt = 1,
+				      .text_only = true };
+	struct ksym_table *t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
+	int has = t ? ksym_table__cnt(t) > 0 : -1;
+
+	ksym_table__free(t);
+	return has;
+}
+
 static bool kernel_can_probe(void)
 {
-	static const char *const fprobe[] = { "register_fprobe" };
-	struct ksym_parse_opts po = { .sz = sizeof(po), .names = fprobe, .name_cnt = 1 };
 	static int known = -1;	/* the kernel's, once per process: resolve and attach ask */
-	struct ksym_table *t;
 
 	if (known < 0 && have_kprobes())
 		known = 1;
-	if (known < 0) {
-		t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
-		/* cannot tell: let the attach say what fails */
-		known = !t || ksym_table__cnt(t) > 0;
-		ksym_table__free(t);
-	}
+	/* cannot tell: let the attach say what fails */
+	if (known < 0)
+		known = kernel_symbol("register_fprobe") != 0;
 	return known;
 }
 
@@ -352,22 +358,14 @@ static bool kernel_can_probe(void)
  */
 static int no_bpf(struct kattach *a)
 {
-	/* not __x64_sys_bpf: without BPF the kernel has a weak stub of that name */
-	static const char *const sys_bpf[] = { "__sys_bpf" };
-	struct ksym_parse_opts po = { .sz = sizeof(po), .names = sys_bpf, .name_cnt = 1,
-				      .text_only = true };
 	static int enosys = -1;	/* once a process: resolve and attach ask */
-	struct ksym_table *t;
-	bool has;
 
 	if (enosys < 0)
 		enosys = syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS;
 	if (!enosys)
 		return 0;
-	t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
-	has = t && ksym_table__cnt(t) > 0;
-	ksym_table__free(t);
-	if (has)
+	/* not __x64_sys_bpf: without BPF the kernel has a weak stub of that name */
+	if (kernel_symbol("__sys_bpf") > 0)
 		return fail(a, ENOSYS, "the bpf() system call fails with ENOSYS, though kernel %s "
 				       "has it: something refuses it so (a seccomp filter?)",
 			    release());
@@ -578,6 +576,20 @@ static int name_cmp(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+/* The names of targets t[0, n), each once, sorted, into v: their count. */
+static size_t unique_names(const char **v, const struct kattach_target *t, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		v[i] = t[i].name;
+	qsort(v, n, sizeof(*v), name_cmp);
+	for (i = k = n ? 1 : 0; i < n; i++)
+		if (strcmp(v[i], v[k - 1]))
+			v[k++] = v[i];
+	return k;
+}
+
 /*
  * One link over targets [i, i + n), handed over as the resolver wants: its fd,
  * or a negative errno.
@@ -591,7 +603,6 @@ static int attach_one(struct kattach *a, struct bpf_program *prog, size_t i, siz
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
 	struct bpf_link *l;
 	const char *pattern;
-	size_t j, k;
 	int fd;
 
 	*cnt = n;
@@ -603,12 +614,7 @@ static int attach_one(struct kattach *a, struct bpf_program *prog, size_t i, siz
 		break;
 	case KATTACH_RES_KERNEL:
 		/* the kernel takes each name once, and only its first traceable instance */
-		for (j = k = 0; j < n; j++)
-			a->names[i + k++] = a->targets[i + j].name;
-		qsort(a->names + i, k, sizeof(*a->names), name_cmp);
-		for (j = n ? 1 : 0, n = k ? 1 : 0; j < k; j++)
-			if (strcmp(a->names[i + j], a->names[i + n - 1]))
-				a->names[i + n++] = a->names[i + j];
+		n = unique_names(a->names + i, a->targets + i, n);
 		lo.kprobe_multi.syms = a->names + i;
 		lo.kprobe_multi.cnt = n;
 		*cnt = n;
@@ -796,19 +802,11 @@ static bool kprobes_by_name(const struct kattach *a)
 /* The targets' names, each once, sorted, in a->names: their count, or -ENOMEM. */
 static ssize_t distinct_names(struct kattach *a)
 {
-	size_t i, n;
-
 	free(a->names);
 	a->names = malloc(a->target_cnt * sizeof(*a->names));
 	if (!a->names)
 		return -ENOMEM;
-	for (i = 0; i < a->target_cnt; i++)
-		a->names[i] = a->targets[i].name;
-	qsort(a->names, a->target_cnt, sizeof(*a->names), name_cmp);
-	for (i = n = a->target_cnt ? 1 : 0; i < a->target_cnt; i++)
-		if (strcmp(a->names[i], a->names[n - 1]))
-			a->names[n++] = a->names[i];
-	return n;
+	return unique_names(a->names, a->targets, a->target_cnt);
 }
 
 /* Every target of that name left out, as the kernel refused the name. */
