@@ -498,6 +498,13 @@ const char *ksym__lockdown(void)
 	return NULL;
 }
 
+static bool lockdown_is(const char *level)
+{
+	const char *l = ksym__lockdown();
+
+	return l && !strcmp(l, level);
+}
+
 /* Why root was refused a kernel file: lockdown where the kernel says so. */
 static const char *root_refused(void)
 {
@@ -522,6 +529,9 @@ static const char *iter_error(int err)
 		return "not permitted (CAP_BPF and CAP_PERFMON, or root)";
 	case EINVAL:
 	case EACCES:
+		/* lockdown takes bpf_probe_read_kernel() away: the verifier refuses the call */
+		if (lockdown_is("confidentiality"))
+			return "kernel lockdown=confidentiality refuses its reads of kernel memory";
 		return "the kernel refused its program";
 	default:
 		return strerror(err);
@@ -534,9 +544,6 @@ static const char *kmem_error(int err)
 	case EOPNOTSUPP:
 		return "kcore's VMCOREINFO does not say where the table is (Linux >= 6.0), "
 		       "or struct module is laid out unlike the kernels known";
-	case EACCES:
-	case EPERM:
-		return "/proc/kcore refused (CAP_SYS_RAWIO, or kernel lockdown)";
 	case EBADMSG:
 		return "the tables there are not laid out as this code reads them";
 	case ESTALE:
@@ -575,6 +582,7 @@ static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
 		     struct ksym_table **out)
 {
 	struct ksym_parse_stats *st = po->stats;
+	char denied[128];
 	int err;
 
 	if (db->opts.syms_from == KSYM_SYMS_KALLSYMS || db->opts.syms_from == KSYM_SYMS_ITER ||
@@ -587,9 +595,15 @@ static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
 		return 0;
 	}
 	err = errno;
+	if (err == EACCES || err == EPERM)
+		snprintf(denied, sizeof(denied), "/proc/kcore refused%s",
+			 geteuid() ? " (run as root)" :
+			 !ksym__capable(CAP_SYS_RAWIO) ? " (CAP_SYS_RAWIO is missing)" :
+			 root_refused());
 	return source_refused(db, err, db->opts.syms_from == KSYM_SYMS_KMEM, &db->kmem_warned,
 			      "cannot read the kernel's symbol table from its memory",
-			      "kernel's symbol table in memory", kmem_error(err),
+			      "kernel's symbol table in memory",
+			      err == EACCES || err == EPERM ? denied : kmem_error(err),
 			      "trying the ksym BPF iterator");
 }
 
@@ -1498,7 +1512,8 @@ static int kallsyms_funcs(struct ksym_db *db)
 			/* a capability left out is worth a word: the slower source is used */
 			if (db->opts.verbose || (no_cap && !geteuid()))
 				warn(db, "cannot read /proc/kcore: %s%s; using tracefs' function lists",
-				     strerror(-err), no_cap ? " (CAP_SYS_RAWIO is missing)" : "");
+				     strerror(-err), !denied || geteuid() ? "" :
+				     no_cap ? " (CAP_SYS_RAWIO is missing)" : root_refused());
 			return -EAGAIN;
 		}
 		return fail(db, err, "cannot read %s: %s%s",

@@ -28,6 +28,17 @@ is "$(cat $ld)" "none integrity [confidentiality]" "lockdown=confidentiality rai
 $K -p 'vfs_*' --no-cache > $O/ld-cold.out 2> $O/ld-cold.err
 one_error "lockdown=confidentiality, a cold run: one line naming it" $? $O/ld-cold.err \
 	'tracing/available_filter_functions.*kernel lockdown=confidentiality refuses it'
+# -v: each source passed over says why
+$K -v -p 'vfs_*' --no-cache > /dev/null 2> $O/ld-v.err
+check "lockdown=confidentiality, -v: kcore's function check passed over, naming it" \
+	grep -q "cannot read /proc/kcore: Operation not permitted (kernel lockdown=confidentiality refuses it); using tracefs" $O/ld-v.err
+sed 's/^/# /' $O/ld-v.err
+$K -v --no-cache sym vfs_read > $O/ld-sym.out 2> $O/ld-sym.err
+rc=$?
+check "lockdown=confidentiality, -v sym: the iterator passed over, naming it; /proc/kallsyms answers" \
+	sh -c "[ $rc -eq 0 ] && grep -q vfs_read $O/ld-sym.out &&
+	       grep -q 'ksym BPF iterator: kernel lockdown=confidentiality refuses its reads of kernel memory; reading /proc/kallsyms' $O/ld-sym.err"
+sed 's/^/# /' $O/ld-sym.err $O/ld-sym.out
 one_line_error "lockdown=confidentiality, --source kallsyms: one line naming it" \
 	'cannot read /proc/kcore: Operation not permitted (kernel lockdown=confidentiality refuses it)' \
 	$K -p 'vfs_*' --no-cache --source kallsyms
