@@ -1360,12 +1360,14 @@ int kattach__collect(struct kattach *a)
  * thread, waiting on the kernel's grace periods: from a few threads at once
  * the waits overlap. 73 of them (`vfs_*`, 6.1 TCG guest, runs alternated):
  * 2.8-3.3 s where one after another took 5.7-6.3 s, a SIGTERM's exit as long;
- * 32 threads did no better than 8. A kprobe.multi link is one close.
+ * 32 threads did no better than 8. A kprobe.multi link is one close. libbpf's
+ * own links (the libbpf row's classic kprobes) are destroyed the same way.
  */
 #define CLOSE_THREADS 8
 
 struct closer {
-	const int *fds;
+	const int *fds;			/* link fds, or */
+	struct bpf_link *const *blinks;	/* libbpf's links */
 	size_t n, step;
 };
 
@@ -1374,12 +1376,16 @@ static void *close_some(void *arg)
 	const struct closer *c = arg;
 	size_t i;
 
-	for (i = 0; i < c->n; i += c->step)
-		close(c->fds[i]);
+	for (i = 0; i < c->n; i += c->step) {
+		if (c->fds)
+			close(c->fds[i]);
+		else
+			bpf_link__destroy(c->blinks[i]);
+	}
 	return NULL;
 }
 
-static void close_links(const int *fds, size_t n)
+static void close_links(const int *fds, struct bpf_link *const *blinks, size_t n)
 {
 	struct closer c[CLOSE_THREADS];
 	pthread_t th[CLOSE_THREADS];
@@ -1387,7 +1393,8 @@ static void close_links(const int *fds, size_t n)
 	size_t k, t = n < 16 ? 1 : CLOSE_THREADS;
 
 	for (k = 0; k < t; k++)
-		c[k] = (struct closer){ .fds = fds + k, .n = n > k ? n - k : 0, .step = t };
+		c[k] = (struct closer){ .fds = fds ? fds + k : NULL, .blinks = blinks ? blinks + k : NULL,
+					.n = n > k ? n - k : 0, .step = t };
 	/* this thread takes stripe 0, and any stripe no thread could be made for */
 	for (k = 1; k < t; k++)
 		started[k] = !pthread_create(&th[k], NULL, close_some, &c[k]);
@@ -1404,7 +1411,7 @@ int kattach__detach(struct kattach *a)
 {
 	uint64_t t0 = now_ns();
 
-	close_links(a->floor_links, a->floor_link_cnt);
+	close_links(a->floor_links, NULL, a->floor_link_cnt);
 	a->floor_link_cnt = 0;
 	free(a->floor_links);
 	a->floor_links = NULL;
@@ -1413,13 +1420,13 @@ int kattach__detach(struct kattach *a)
 		a->floor_prog = -1;
 		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 	}
-	while (a->blink_cnt)
-		bpf_link__destroy(a->blinks[--a->blink_cnt]);
+	close_links(NULL, a->blinks, a->blink_cnt);
+	a->blink_cnt = 0;
 	free(a->blinks);
 	a->blinks = NULL;
 	if (!a->link_cnt && !a->skel && !a->sskel && a->hp.map_fd < 0)
 		return 0;
-	close_links(a->links, a->link_cnt);
+	close_links(a->links, NULL, a->link_cnt);
 	a->link_cnt = 0;
 	free(a->links);
 	a->links = NULL;
