@@ -1704,6 +1704,12 @@ int ksym_db__load(struct ksym_db *db)
 	return err;
 }
 
+int ksym_db__load_more(struct ksym_db *db, unsigned int need)
+{
+	db->opts.need |= need;
+	return ksym_db__load(db);
+}
+
 bool ksym__capable(int cap)
 {
 	unsigned long long eff;

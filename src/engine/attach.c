@@ -195,7 +195,7 @@ static int load_funcs(struct kattach *a, bool no_build_cache)
 	if (o->sources)
 		memcpy(&dbo, o->sources, o->sources->sz < sizeof(dbo) ? o->sources->sz : sizeof(dbo));
 	dbo.sz = sizeof(dbo);
-	/* the blacklist only matters to a listing (and classic kprobes) */
+	/* the blacklist only matters to a listing (classic kprobes load it later) */
 	dbo.need = KSYM_DB_FUNCS | (o->list_only ? KSYM_DB_BLACKLIST : 0);
 	dbo.allow_unknown_traceability = o->list_only;
 	dbo.patterns = o->patterns;
@@ -547,9 +547,10 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 		/* every link, program and map is a file descriptor */
 		getrlimit(RLIMIT_NOFILE, &rl);
 		return fail(a, err, "out of file descriptors after %zu links (%s, open files "
-			    "limit %llu): raise it (ulimit -n, LimitNOFILE=) or put more functions "
-			    "in a link (--batch)", a->links_made, err == -EMFILE ? "this process" :
-			    "the whole system", (unsigned long long)rl.rlim_cur);
+			    "limit %llu): raise it (ulimit -n, LimitNOFILE=)%s", a->links_made,
+			    err == -EMFILE ? "this process" : "the whole system",
+			    (unsigned long long)rl.rlim_cur,
+			    a->fell_back ? "" : " or put more functions in a link (--batch)");
 	}
 	default:
 		return fail(a, err, "cannot attach %s to %zu function%s: %s",
@@ -891,6 +892,40 @@ static int libbpf_kprobe(struct kattach *a, const char *name)
 	return 0;
 }
 
+/* By address, kprobes may not go to the kprobe blacklist's functions: left out. */
+static int blacklist(struct kattach *a)
+{
+	uint64_t t0 = now_ns();
+	size_t i;
+	int err;
+
+	if (kprobes_by_name(a) || !a->db)
+		return 0;
+	err = ksym_db__load_more(a->db, KSYM_DB_BLACKLIST);
+	a->phase_ns[KATTACH_PH_READ] += now_ns() - t0;
+	if (err)
+		return fail(a, err, "%s", ksym_db__errmsg(a->db));
+	for (i = 0; i < a->target_cnt; i++)
+		if (ksym_db__blacklisted(a->db, a->targets[i].addr))
+			a->targets[i].flags |= KSYM_F_BLACKLISTED;
+	return 0;
+}
+
+/*
+ * want file descriptors: the soft limit raised towards the hard one, as a
+ * shell's or a unit's 1024 is below a few hundred classic kprobes (libbpf's
+ * cost two each). Past the hard limit the EMFILE line says which to raise.
+ */
+static void more_fds(size_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 /*
  * One classic kprobe per function through the perf kprobe PMU: by address,
  * or, for the resolvers that hand over names, one per name, which the kernel
@@ -916,13 +951,19 @@ static int attach_kprobes(struct kattach *a)
 		return fail(a, pmu, "cannot read the perf kprobe PMU's type: %s", strerror(-pmu));
 	err = load_kprobe_prog(a, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
+	if ((err == -EPERM || err == -EACCES) && !log[0])
+		return attach_error(a, err, a->target_cnt);
 	if (err)
 		return fail(a, err, "cannot load the BPF program: %s%s%s", strerror(-err),
 			    log[0] ? ": " : "", log);
 	a->fell_back = true;
+	err = blacklist(a);
+	if (err)
+		return err;
 	t0 = now_ns();
 	if (by_name && (n = distinct_names(a)) < 0)
 		return fail(a, ENOMEM, "out of memory");
+	more_fds(16 + (a->opts.resolver == KATTACH_RES_LIBBPF ? 2 : 1) * (size_t)n);
 	if (a->opts.resolver == KATTACH_RES_LIBBPF && !a->blinks &&
 	    !(a->blinks = calloc(a->target_cnt, sizeof(*a->blinks))))
 		return fail(a, ENOMEM, "out of memory");
@@ -965,8 +1006,13 @@ static int attach_kprobes(struct kattach *a)
 			err = fd >= 0 ? push_link(a, fd) : attach_error(a, fd, 1);
 	}
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+	if (err == -EINTR)
+		return fail(a, EINTR, "interrupted while attaching");
+	if (err == -ENOMEM && !a->err[0])
+		return fail(a, ENOMEM, "out of memory");
 	if (!err && a->excluded == a->target_cnt)
-		err = fail(a, EINVAL, "the kernel refused every one of %zu kprobes", a->target_cnt);
+		err = fail(a, EINVAL, "the kernel refused every one of %zu kprobe%s", (size_t)n,
+			   n == 1 ? "" : "s");
 	/* by name, one kprobe a name, whichever function the kernel took */
 	if (!err)
 		a->attached = by_name ? a->link_cnt + a->blink_cnt : a->target_cnt - a->excluded;
@@ -1190,10 +1236,13 @@ static int fall_back(struct kattach *a)
 	/* once a process: --compare and the daemon attach again and again */
 	static bool warned;
 
-	if (!warned)
-		warn(a, "kernel %s has no kprobe.multi; attaching %zu classic kprobes instead "
-			"(--no-fallback refuses)", release(), a->target_cnt);
-	warned = true;
+	/* over the cap: attach_kprobes() says so, with no warning before it */
+	if (!warned && a->target_cnt <= KATTACH_KPROBE_MAX) {
+		warn(a, "kernel %s has no kprobe.multi; attaching classic kprobes to %zu "
+			"function%s instead (--no-fallback refuses)", release(), a->target_cnt,
+			a->target_cnt == 1 ? "" : "s");
+		warned = true;
+	}
 	a->err[0] = '\0';
 	return attach_kprobes(a);
 }
@@ -1418,14 +1467,15 @@ int kattach__detach(struct kattach *a)
 	if (a->floor_prog >= 0) {
 		close(a->floor_prog);
 		a->floor_prog = -1;
-		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 	}
 	close_links(NULL, a->blinks, a->blink_cnt);
 	a->blink_cnt = 0;
 	free(a->blinks);
 	a->blinks = NULL;
-	if (!a->link_cnt && !a->skel && !a->sskel && a->hp.map_fd < 0)
+	if (!a->link_cnt && !a->skel && !a->sskel && a->hp.map_fd < 0) {
+		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 		return 0;
+	}
 	close_links(a->links, NULL, a->link_cnt);
 	a->link_cnt = 0;
 	free(a->links);

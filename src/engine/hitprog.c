@@ -139,6 +139,7 @@ static int prog_load(const struct prog *p, size_t n, enum bpf_attach_type type, 
 		     size_t log_len)
 {
 	union bpf_attr a;
+	int fd, tries = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_KPROBE;
@@ -152,7 +153,11 @@ static int prog_load(const struct prog *p, size_t n, enum bpf_attach_type type, 
 		a.log_size = log_len;
 		a.log_level = 1;
 	}
-	return sys_bpf(BPF_PROG_LOAD, &a);
+	/* the verifier gives up with EAGAIN when a signal comes (a reload's SIGHUP) */
+	do
+		fd = sys_bpf(BPF_PROG_LOAD, &a);
+	while (fd == -EAGAIN && ++tries < 5);
+	return fd;
 }
 
 /* The log's last non-empty line: the verifier's reason. */

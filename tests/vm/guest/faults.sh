@@ -66,6 +66,28 @@ rm -rf /run/ksymattach
 one_error "ulimit -n 40, a link per function: one error naming the limit" $? $O/nofile.err \
 	'out of file descriptors after [0-9]* links (this process, open files limit 40)'
 is "$(links_left)" 0 "out of file descriptors: no link left"
+# classic kprobes (6.1's only kind) need an fd each: a soft limit below that is
+# raised to the hard one; the kprobe blacklist's functions are left out by name
+fb=; [ -e /sys/kernel/tracing/available_filter_functions_addrs ] && fb="--fallback kprobe"
+( ulimit -S -n 40; exec $K -p 'vfs_*' $fb --no-cache -o json ) > $O/softfd.json 2> $O/softfd.err
+rc=$?
+check "classic kprobes, soft fd limit 40 (hard $(ulimit -H -n)): raised, every vfs_* function attached ($(json_int attached $O/softfd.json))" \
+	sh -c "[ $rc -eq 0 ] && [ '$(json_int attached $O/softfd.json)' -ge 40 ]"
+sed 's/^/# /' $O/softfd.err
+mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
+bl=$(awk '{ print $2 }' /sys/kernel/debug/kprobes/blacklist | sort -u |
+	grep -xF -f - /sys/kernel/tracing/available_filter_functions | head -n 1)
+if [ -n "$bl" ]; then
+	$K -p "$bl" -p vfs_read $fb --no-cache -o json > $O/bl.json 2> $O/bl.err
+	rc=$?
+	check "classic kprobes: $bl (traceable, kprobe-blacklisted) left out as blacklisted, vfs_read attached" \
+		sh -c "[ $rc -eq 0 ] && grep -q '\"name\":\"$bl\",\"addr\":\"0x[0-9a-f]*\",\"reason\":\"in the kprobe blacklist\"' $O/bl.json &&
+		       [ '$(json_int attached $O/bl.json)' = 1 ]"
+	sed 's/^/# /' $O/bl.err; grep -o '"excluded":[^]]*]' $O/bl.json | sed 's/^/# /'
+else
+	not_ok "classic kprobes: no traceable function in the kprobe blacklist to try"
+fi
+is "$(links_left)" 0 "classic kprobes: no link left"
 # ENOMEM from the kernel: Debian's kernels cannot inject it (no fault injection) and
 # a memory cgroup OOM-kills instead, so strace makes bpf() return it, at the call
 # that makes a link (found by tracing a run first) and then at every one after it.

@@ -460,6 +460,8 @@ struct ksym_db_opts {
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
 /* Loads what opts->need asks for; on error ksym_db__errmsg() says why. */
 int ksym_db__load(struct ksym_db *db);
+/* Loads what need adds to opts->need, once it is known to be needed. */
+int ksym_db__load_more(struct ksym_db *db, unsigned int need);
 /*
  * Writes the caches the load built. Deferred so that a tracer can attach first:
  * call it once the time-critical part is done; ksym_db__free() calls it too.
