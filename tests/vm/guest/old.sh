@@ -17,7 +17,7 @@ N=300
 $K -p vfs_read -p vfs_write -d 120 -o json > $O/fb.json 2> $O/fb.err &
 pid=$!
 check "fallback: announces it is attached" wait_for $O/fb.err 60 'attached'
-check "fallback: warns it uses classic kprobes" grep -q 'no kprobe.multi; attaching 2 classic kprobes' $O/fb.err
+check "fallback: warns it uses classic kprobes" grep -q 'no kprobe.multi; attaching classic kprobes to 2 functions' $O/fb.err
 is "$(bpftool link show 2>/dev/null | grep -c perf_event)" 2 "fallback: two perf-event links while attached"
 dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 kill -INT $pid; wait $pid
