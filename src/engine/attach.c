@@ -559,6 +559,22 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 	}
 }
 
+/* A program the kernel did not load; log: the verifier's last line, or empty. */
+static int load_error(struct kattach *a, int err, const char *log)
+{
+	if ((err == -EPERM || err == -EACCES) && !log[0])
+		return attach_error(a, err, a->target_cnt);
+	/* libbpf's loads give up after as many tries as ours */
+	if (err == -EAGAIN)
+		return fail(a, err, "cannot load the BPF program: the kernel's verifier was "
+			    "interrupted %d times in a row (signals)", HITPROG_LOAD_TRIES);
+	if (log[0])
+		return fail(a, err, "cannot load the BPF program: %s (verifier: %s)",
+			    strerror(-err), log);
+	return fail(a, err, "cannot load the BPF program: %s (-v shows the verifier log)",
+		    strerror(-err));
+}
+
 /* kprobe.session came with Linux 6.10: say so rather than fail obscurely. */
 static int check_session(struct kattach *a)
 {
@@ -951,11 +967,8 @@ static int attach_kprobes(struct kattach *a)
 		return fail(a, pmu, "cannot read the perf kprobe PMU's type: %s", strerror(-pmu));
 	err = load_kprobe_prog(a, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
-	if ((err == -EPERM || err == -EACCES) && !log[0])
-		return attach_error(a, err, a->target_cnt);
 	if (err)
-		return fail(a, err, "cannot load the BPF program: %s%s%s", strerror(-err),
-			    log[0] ? ": " : "", log);
+		return load_error(a, err, log);
 	a->fell_back = true;
 	err = blacklist(a);
 	if (err)
@@ -1283,15 +1296,8 @@ static int attach_all(struct kattach *a)
 	t0 = now_ns();
 	err = load_object(a, &prog, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
-	if (err) {
-		if ((err == -EPERM || err == -EACCES) && !log[0])
-			return attach_error(a, err, a->target_cnt);
-		if (log[0])
-			return fail(a, err, "cannot load the BPF program: %s (verifier: %s)",
-				    strerror(-err), log);
-		return fail(a, err, "cannot load the BPF program: %s (-v shows the verifier log)",
-			    strerror(-err));
-	}
+	if (err)
+		return load_error(a, err, log);
 
 	/* link units: libbpf's one-link layout is one link per pattern */
 	step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;

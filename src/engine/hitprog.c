@@ -156,7 +156,7 @@ static int prog_load(const struct prog *p, size_t n, enum bpf_attach_type type, 
 	/* the verifier gives up with EAGAIN when a signal comes (a reload's SIGHUP) */
 	do
 		fd = sys_bpf(BPF_PROG_LOAD, &a);
-	while (fd == -EAGAIN && ++tries < 5);
+	while (fd == -EAGAIN && ++tries < HITPROG_LOAD_TRIES);
 	return fd;
 }
 

@@ -14,6 +14,9 @@
 #include <sys/types.h>
 #include <linux/bpf.h>
 
+/* loads a signal interrupts (EAGAIN from the verifier) tried again, as libbpf does */
+#define HITPROG_LOAD_TRIES 5
+
 struct hitprog {
 	int prog_fd;	/* the program; -1 when not loaded */
 	int map_fd;	/* its counters: PERCPU_HASH, entry IP -> struct ksa_stat */
@@ -23,7 +26,8 @@ struct hitprog {
  * Loads the counter for attach type (BPF_TRACE_KPROBE_MULTI, or 0 for a
  * classic kprobe) with room for slots functions, not counting hits of
  * process self (0: none). Returns 0 or a negative errno; a refused program's
- * verifier log, its last line, in log.
+ * verifier log, its last line, in log; -EAGAIN: HITPROG_LOAD_TRIES loads in a
+ * row were interrupted.
  */
 int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, size_t slots, pid_t self,
 		  char *log, size_t log_len);

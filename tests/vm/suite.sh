@@ -15,7 +15,7 @@ cp "$OUTPUT/examples/agent" "$share/bin/" 2>/dev/null
 cp "$OUTPUT/tests/iter_dump" "$share/bin/" 2>/dev/null
 cp -r "$here/guest" "$share/tests"
 echo "sh /host/tests/run.sh $series" > "$share/job"
-if ! err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-600}" 2>&1); then
+if ! err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1); then
 	echo "1..1"
 	echo "not ok 1 - guest $series: $(echo "$err" | head -n1)"
 	exit 1

@@ -121,6 +121,22 @@ $ST -o /dev/null -e inject=bpf:error=ENOMEM:when=$n+ $K -p 'vfs_*' --no-cache \
 one_error "ENOMEM at every bpf call from $n on: one line naming it" $? $O/nomem2.err \
 	'the kernel is out of memory: it refused a \(kprobe\|link of 1 function\) after'
 is "$(links_left)" 0 "ENOMEM always: no link left"
+# A signal during verification (a reload's SIGHUP in the daemon) makes the hit
+# program's BPF_PROG_LOAD fail with EAGAIN: tried again, five loads in all, as
+# libbpf does; five interrupted in a row are one line.
+n=$(awk '/resumed>/ { next } /bpf\(/ { n++ } /BPF_PROG_LOAD/ && /"ksa_hits"/ { print n; exit }' \
+	$O/nomem.trace)
+$ST -o /dev/null -e inject=bpf:error=EAGAIN:when=$n..$((n + 3)) $K -p 'vfs_*' --no-cache \
+	-o json > $O/again1.json 2> $O/again1.err
+rc=$?
+check "EAGAIN at the hit program's load four times (bpf calls $n-$((n + 3))): loaded, all $want functions attached" \
+	sh -c "[ $rc -eq 0 ] && [ -n '$n' ] && [ ! -s $O/again1.err ] &&
+	       [ '$(json_int attached $O/again1.json)' = '$want' ]"
+$ST -o /dev/null -e inject=bpf:error=EAGAIN:when=$n..$((n + 4)) $K -p 'vfs_*' --no-cache \
+	> $O/again2.out 2> $O/again2.err
+one_error "EAGAIN at five loads in a row: one line naming it" $? $O/again2.err \
+	"cannot load the BPF program: the kernel's verifier was interrupted 5 times in a row"
+is "$(links_left)" 0 "EAGAIN: no link left"
 # kcore unreadable at the start (a file that is no ELF bound over it, as a locked
 # down kernel refuses it): tracefs' lists instead, the same functions
 $K -l -p 'vfs_*' --no-cache -o json > $O/kc-want.json 2> /dev/null
