@@ -11,19 +11,42 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* kprobe.session kfuncs (Linux >= 6.10) */
-extern bool bpf_session_is_return(void) __ksym;
-extern __u64 *bpf_session_cookie(void) __ksym;
+/*
+ * kprobe.session's kfuncs (Linux >= 6.10). Their prototypes changed when
+ * fentry sessions came (Linux 6.19): they take the program's context since.
+ * libbpf matches an extern to the kernel's kfunc by the name before "___",
+ * and leaves a weak one whose prototype differs unresolved: one object
+ * declares both, and bpf_ksym_exists() picks the one the kernel has (the
+ * verifier drops the other branch as dead code).
+ */
+extern bool bpf_session_is_return(void) __ksym __weak;
+extern __u64 *bpf_session_cookie(void) __ksym __weak;
+extern bool bpf_session_is_return___ctx(void *ctx) __ksym __weak;
+extern __u64 *bpf_session_cookie___ctx(void *ctx) __ksym __weak;
+
+static __always_inline bool session_is_return(void *ctx)
+{
+	if (bpf_ksym_exists(bpf_session_is_return___ctx))
+		return bpf_session_is_return___ctx(ctx);
+	return bpf_session_is_return();
+}
+
+static __always_inline __u64 *session_cookie(void *ctx)
+{
+	if (bpf_ksym_exists(bpf_session_cookie___ctx))
+		return bpf_session_cookie___ctx(ctx);
+	return bpf_session_cookie();
+}
 
 SEC("kprobe.session")
 int ksa_session(struct pt_regs *ctx)
 {
-	__u64 *cookie = bpf_session_cookie();
+	__u64 *cookie = session_cookie(ctx);
 	struct ksa_stat *s;
 	__u64 delta;
 	__u32 slot;
 
-	if (!bpf_session_is_return()) {
+	if (!session_is_return(ctx)) {
 		if (is_self())
 			return 1;	/* nonzero: no return probe */
 		*cookie = bpf_ktime_get_ns();
