@@ -51,16 +51,21 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
-static __always_inline int count_hit(void *ctx)
+static __always_inline int count_ip(__u64 ip)
 {
-	struct ksa_stat *s;
+	struct ksa_stat *s = stat_of(ip);
 
-	if (is_self())
-		return 0;
-	s = stat_of(bpf_get_func_ip(ctx));
 	if (s)
 		s->calls++;
 	return 0;
+}
+
+/* bpf_get_func_ip() after is_self(), as src/engine/hitprog.c assembles it */
+static __always_inline int count_hit(void *ctx)
+{
+	if (is_self())
+		return 0;
+	return count_ip(bpf_get_func_ip(ctx));
 }
 
 #endif

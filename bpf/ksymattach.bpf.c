@@ -25,3 +25,15 @@ int ksa_kprobe(struct pt_regs *ctx)
 {
 	return count_hit(ctx);
 }
+
+/*
+ * The same where kprobes have no bpf_get_func_ip() (before Linux 5.15): a
+ * kprobe's handler sees the IP its int3 left, one past the probed address.
+ */
+SEC("kprobe")
+int ksa_kprobe_regs(struct pt_regs *ctx)
+{
+	if (is_self())
+		return 0;
+	return count_ip(PT_REGS_IP(ctx) - 1);
+}

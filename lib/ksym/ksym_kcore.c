@@ -214,6 +214,18 @@ int ksym_kcore__read(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len
  */
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
+/*
+ * Before Linux 5.13 ftrace wrote the CPU's "ideal" NOP: the one above on
+ * Intel and on AMD since family 0x10, K8's elsewhere (seen in QEMU's
+ * emulated CPU under 5.10).
+ */
+static const unsigned char nop5_k8[5] = { 0x66, 0x66, 0x66, 0x66, 0x90 };
+
+static bool is_nop5(const unsigned char *p)
+{
+	return !memcmp(p, nop5, 5) || !memcmp(p, nop5_k8, 5);
+}
+
 /* ENDBR64, and what IBT sealing writes over it in the kernels we know */
 static const unsigned char endbr[][4] = {
 	{ 0xf3, 0x0f, 0x1e, 0xfa },	/* endbr64 */
@@ -245,7 +257,7 @@ int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint
 		 * function would otherwise claim the function's site */
 		if ((size_t)off + 5 > len || (off && !is_endbr(text)))
 			break;
-		if (!memcmp(p, nop5, 5))
+		if (is_nop5(p))
 			return off;
 		/* traced now: a call */
 		if (p[0] == 0xe8) {
@@ -260,7 +272,7 @@ int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint
 		 * later): read again, this may be int3 padding as well.
 		 */
 		if (p[0] == 0xcc) {
-			if (!memcmp(p + 1, nop5 + 1, 4))
+			if (!memcmp(p + 1, nop5 + 1, 4) || !memcmp(p + 1, nop5_k8 + 1, 4))
 				return off;
 			memcpy(&rel, p + 1, 4);
 			*call = addr + off + 5 + (int64_t)rel;

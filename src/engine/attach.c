@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -56,6 +57,7 @@ struct kattach {
 	size_t links_cap;
 	size_t excluded;
 	bool fell_back;
+	struct bpf_program *kprobe_prog;	/* LIBBPF, classic kprobes: the object's */
 	struct bpf_link **blinks;	/* LIBBPF, classic kprobes: libbpf's own links */
 	size_t blink_cnt;
 	int floor_prog;		/* FLOOR: the raw program's fd, its links' below (-1: none) */
@@ -143,10 +145,11 @@ const char *kattach__excluded_reason(const struct kattach_target *t)
 {
 	switch (t->excluded_errno) {
 	case EINVAL:
+	case ENOENT:	/* (Linux 7.x's fprobe) */
 		return "refused by the kernel (not an ftrace location)";
 	case EPERM:
 		return "in the kprobe blacklist";
-	case ENOENT:
+	case ENODEV:
 		return "its module was unloaded";
 	case EADDRNOTAVAIL:
 		return "by name, ambiguous (the kernel takes a kprobe's name only when one "
@@ -320,6 +323,8 @@ static int target_cmp(const void *x, const void *y)
 #define BATCH_MIN_NAMES 16
 
 static bool have_kprobes(void);
+static bool kernel_has_multi(void);
+static int no_multi(struct kattach *a, int err);
 static const char *release(void);
 
 /*
@@ -523,8 +528,8 @@ static int attach_error(struct kattach *a, int err, size_t cnt)
 				    "(kernel lockdown or a security policy?)");
 	case EOPNOTSUPP:
 	case 524:	/* ENOTSUPP, kernel-internal */
-		return fail(a, err, "kernel %s has no kprobe.multi support "
-				    "(built without CONFIG_FPROBE)", release());
+		return fail(a, err, "kernel %s has no kprobe.multi (Linux >= 5.18 built with "
+				    "CONFIG_FPROBE has it)", release());
 	case E2BIG:
 		return fail(a, err, "too many targets for one link (%zu)", cnt);
 	case ENOMEM:
@@ -575,17 +580,17 @@ static int load_error(struct kattach *a, int err, const char *log)
 		    strerror(-err));
 }
 
-/* kprobe.session came with Linux 6.10: say so rather than fail obscurely. */
-static int check_session(struct kattach *a)
+/*
+ * kprobe.session's program did not load: a kernel without its kfuncs
+ * (before Linux 6.10) says so in its symbols. Asked only then, as the
+ * question costs a walk of the kernel's table.
+ */
+static int session_missing(struct kattach *a)
 {
-	int major = 0, minor = 0;
-
-	if (a->opts.mode != KATTACH_SESSION)
+	if (a->opts.mode != KATTACH_SESSION || kernel_symbol("bpf_session_cookie") != 0)
 		return 0;
-	if (sscanf(release(), "%d.%d", &major, &minor) == 2 &&
-	    (major > 6 || (major == 6 && minor >= 10)))
-		return 0;
-	return fail(a, EOPNOTSUPP, "kprobe.session needs Linux >= 6.10, this is %s", release());
+	return fail(a, EOPNOTSUPP, "kprobe.session needs Linux >= 6.10: kernel %s has none "
+		    "(no bpf_session_cookie kfunc)", release());
 }
 
 static int name_cmp(const void *x, const void *y)
@@ -718,9 +723,19 @@ static void exclude(struct kattach *a, struct kattach_target *t, int err)
 }
 
 /*
+ * How the kernel refuses a link for one of its addresses that is no ftrace
+ * location (a jump label's NOP at a function's start looks like one):
+ * EINVAL, or ENOENT from Linux 7.x's fprobe (seen on 7.3 for `-p '*'`).
+ */
+static bool refuses_address(int err)
+{
+	return err == -EINVAL || err == -ENOENT;
+}
+
+/*
  * Targets [i, i + n) in one link. One address the kernel refuses fails the
- * whole link (EINVAL): halve until the culprits stand alone, leave them out
- * and carry on. ENOMEM halves too, without leaving anything out.
+ * whole link: halve until the culprits stand alone, leave them out and carry
+ * on. ENOMEM halves too, without leaving anything out.
  */
 static int attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n)
 {
@@ -732,12 +747,14 @@ static int attach_range(struct kattach *a, struct bpf_program *prog, size_t i, s
 	err = attach_one(a, prog, i, n, &cnt);
 	if (err >= 0)
 		return push_link(a, err);
-	if (a->opts.resolver == KATTACH_RES_KSYM && n > 1 && (err == -EINVAL || err == -ENOMEM)) {
+	err = no_multi(a, err);
+	if (a->opts.resolver == KATTACH_RES_KSYM && n > 1 &&
+	    (refuses_address(err) || err == -ENOMEM)) {
 		err = attach_range(a, prog, i, n / 2);
 		return err ? err : attach_range(a, prog, i + n / 2, n - n / 2);
 	}
-	if (a->opts.resolver == KATTACH_RES_KSYM && n == 1 && err == -EINVAL) {
-		exclude(a, &a->targets[i], EINVAL);
+	if (a->opts.resolver == KATTACH_RES_KSYM && n == 1 && refuses_address(err)) {
+		exclude(a, &a->targets[i], -err);
 		return 0;
 	}
 	return attach_error(a, err, cnt);
@@ -786,6 +803,13 @@ static int kprobe_pmu(void)
  * to it: the link's fd, or -errno; *at_link: the kprobe was made, the link was
  * refused (not the address's fault).
  */
+/*
+ * Whether the kernel links a program to a perf event (BPF_PERF_EVENT, Linux
+ * >= 5.15); before, the event takes the program by ioctl and its fd is the
+ * link. -1: not asked yet.
+ */
+static int perf_links = -1;
+
 static int kprobe_link(struct kattach *a, int pmu, uint64_t addr, const char *name,
 		       bool *at_link)
 {
@@ -803,11 +827,31 @@ static int kprobe_link(struct kattach *a, int pmu, uint64_t addr, const char *na
 	pfd = syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
-	fd = bpf_link_create(a->prog_fd, pfd, BPF_PERF_EVENT, NULL);
-	*at_link = fd < 0;
-	err = fd < 0 ? -errno : 0;
-	close(pfd);	/* the link holds the event */
-	return fd < 0 ? err : fd;
+	if (perf_links) {
+		fd = bpf_link_create(a->prog_fd, pfd, BPF_PERF_EVENT, NULL);
+		err = fd < 0 ? -errno : 0;
+		/* no such attach type (asked once): the event takes the program */
+		if (perf_links < 0 && err == -EINVAL && !ioctl(pfd, PERF_EVENT_IOC_SET_BPF, a->prog_fd)) {
+			perf_links = 0;
+			goto enable;
+		}
+		if (!err)
+			perf_links = 1;
+		*at_link = fd < 0;
+		close(pfd);	/* the link holds the event */
+		return fd < 0 ? err : fd;
+	}
+	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, a->prog_fd))
+		goto refused;
+enable:
+	/* the event is the link: closing it detaches the program */
+	if (!ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0))
+		return pfd;
+refused:
+	err = -errno;
+	*at_link = true;
+	close(pfd);
+	return err;
 }
 
 /* The resolvers that hand the kernel names: one classic kprobe per name. */
@@ -852,12 +896,27 @@ static int empty_prog(enum bpf_attach_type type)
 }
 
 /*
+ * bpf_get_func_ip() in a classic kprobe's program came with Linux 5.15:
+ * before, the counter keys on the IP the kprobe saved.
+ */
+static bool kprobes_have_func_ip(void)
+{
+	static int known = -1;	/* once a process: --compare loads every round */
+
+	/* an error (no permission) says nothing: the load will */
+	if (known < 0)
+		known = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_func_ip, NULL) != 0;
+	return known;
+}
+
+/*
  * The program classic kprobes are linked to, for the resolver: the counter
  * (by hand), libbpf's object (its kprobe program, libbpf attaching it by
  * name), or the floor's empty program.
  */
 static int load_kprobe_prog(struct kattach *a, char *log, size_t log_len)
 {
+	bool func_ip = kprobes_have_func_ip();
 	int err;
 
 	/* a kprobe.multi program cannot serve: loaded again, for kprobes */
@@ -880,13 +939,17 @@ static int load_kprobe_prog(struct kattach *a, char *log, size_t log_len)
 			return -errno;
 		a->skel->rodata->self_tgid = getpid();
 		bpf_map__set_max_entries(a->skel->maps.stats, a->target_cnt + 16);
+		a->kprobe_prog = func_ip ? a->skel->progs.ksa_kprobe : a->skel->progs.ksa_kprobe_regs;
 		bpf_program__set_autoload(a->skel->progs.ksa_multi, false);
+		bpf_program__set_autoload(func_ip ? a->skel->progs.ksa_kprobe_regs
+						  : a->skel->progs.ksa_kprobe, false);
 		err = ksymattach_bpf__load(a->skel);
 		if (!err)
-			a->prog_fd = bpf_program__fd(a->skel->progs.ksa_kprobe);
+			a->prog_fd = bpf_program__fd(a->kprobe_prog);
 		return err;
 	default:
-		err = hitprog__load(&a->hp, 0, a->target_cnt + 16, getpid(), log, log_len);
+		err = hitprog__load(&a->hp, 0, func_ip ? HITPROG_KEY_FUNC_IP : HITPROG_KEY_REGS,
+				    a->target_cnt + 16, getpid(), log, log_len);
 		a->prog_fd = a->hp.prog_fd;
 		return err;
 	}
@@ -900,7 +963,7 @@ static int libbpf_kprobe(struct kattach *a, const char *name)
 
 	if (a->blink_cnt == a->target_cnt)
 		return -E2BIG;
-	l = bpf_program__attach_kprobe_opts(a->skel->progs.ksa_kprobe, name, &ko);
+	l = bpf_program__attach_kprobe_opts(a->kprobe_prog, name, &ko);
 	if (!l)
 		return -errno;
 	a->blinks[a->blink_cnt++] = l;
@@ -1062,7 +1125,7 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 
 	for (i = 0; i < a->target_cnt; i++)
 		again += (a->targets[i].flags & KATTACH_F_EXCLUDED) && a->targets[i].module &&
-			 a->targets[i].excluded_errno == EINVAL;
+			 refuses_address(-a->targets[i].excluded_errno);
 	if (!again || a->opts.resolver != KATTACH_RES_KSYM ||
 	    (a->opts.sources && (a->opts.sources->funcs_path || a->opts.sources->funcs_addrs_path)))
 		return 0;
@@ -1082,11 +1145,12 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 		char full[600];
 		struct ksym now;
 
-		if (!(t->flags & KATTACH_F_EXCLUDED) || !t->module || t->excluded_errno != EINVAL)
+		if (!(t->flags & KATTACH_F_EXCLUDED) || !t->module ||
+		    !refuses_address(-t->excluded_errno))
 			continue;
 		snprintf(full, sizeof(full), "%s:%s", t->module, t->name);
 		if (ksym_table__find(funcs, full, NULL, &now, 1) < 1) {
-			t->excluded_errno = ENOENT;	/* its module is gone */
+			t->excluded_errno = ENODEV;	/* its module is gone */
 			continue;
 		}
 		if (ksym_db__ftrace_loc(db, &now, &now.addr) == 0)
@@ -1124,12 +1188,13 @@ static int floor_range(struct kattach *a, enum bpf_attach_type type, size_t i, s
 		a->links_made++;
 		return 0;
 	}
-	if (n > 1 && (fd == -EINVAL || fd == -ENOMEM)) {
+	fd = no_multi(a, fd);
+	if (n > 1 && (refuses_address(fd) || fd == -ENOMEM)) {
 		err = floor_range(a, type, i, n / 2);
 		return err ? err : floor_range(a, type, i + n / 2, n - n / 2);
 	}
-	if (n == 1 && fd == -EINVAL) {
-		exclude(a, &a->targets[i], EINVAL);
+	if (n == 1 && refuses_address(fd)) {
+		exclude(a, &a->targets[i], -fd);
 		return 0;
 	}
 	return attach_error(a, fd, n);
@@ -1194,9 +1259,11 @@ static int load_object(struct kattach *a, struct bpf_program **prog, char *log, 
 		a->skel->rodata->self_tgid = getpid();
 		bpf_map__set_max_entries(a->skel->maps.stats, slots);
 		bpf_program__set_autoload(a->skel->progs.ksa_kprobe, false);
+		bpf_program__set_autoload(a->skel->progs.ksa_kprobe_regs, false);
 		err = ksymattach_bpf__load(a->skel);
 	} else {
-		err = hitprog__load(&a->hp, BPF_TRACE_KPROBE_MULTI, slots, getpid(), log, log_len);
+		err = hitprog__load(&a->hp, BPF_TRACE_KPROBE_MULTI, HITPROG_KEY_FUNC_IP, slots,
+				    getpid(), log, log_len);
 		a->prog_fd = a->hp.prog_fd;
 		return err;
 	}
@@ -1214,13 +1281,19 @@ static int stats_fd(const struct kattach *a)
 }
 
 /*
- * kprobe.multi at all: a link of no function is EINVAL where the kernel has
- * it, EOPNOTSUPP where not (no CONFIG_FPROBE). Asked before libbpf is given a
- * pattern, which it resolves in full before the kernel can say no.
+ * kprobe.multi at all. A link of more functions than one may hold is E2BIG
+ * where the kernel has it (EFAULT where it tries to read them all first), and
+ * is refused before any is read; EOPNOTSUPP where the kernel was built
+ * without CONFIG_FPROBE, EINVAL where it does not know the attach type
+ * (before Linux 5.18). Asked before libbpf is given a pattern, which it
+ * resolves in full before the kernel can say no, and where a first link
+ * fails as a whole.
  */
 static bool kernel_has_multi(void)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	static const unsigned long addr;
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = &addr,
+		    .kprobe_multi.cnt = MULTI_MAX + 1);
 	static int known = -1;	/* once a process: --compare asks every round */
 	int prog, fd;
 
@@ -1229,12 +1302,21 @@ static bool kernel_has_multi(void)
 		if (prog < 0)
 			return true;	/* cannot tell: the attach says */
 		fd = bpf_link_create(prog, 0, BPF_TRACE_KPROBE_MULTI, &lo);
-		known = !(fd < 0 && (errno == EOPNOTSUPP || errno == 524));
+		known = fd >= 0 || errno == E2BIG || errno == EFAULT;
 		if (fd >= 0)
 			close(fd);
 		close(prog);
 	}
 	return known;
+}
+
+/*
+ * A first link refused as a whole with EINVAL, as a refused address makes
+ * it: on a kernel without the attach type, that is no kprobe.multi at all.
+ */
+static int no_multi(struct kattach *a, int err)
+{
+	return err == -EINVAL && !a->links_made && !kernel_has_multi() ? -EOPNOTSUPP : err;
 }
 
 /* The kernel has no kprobe.multi (EOPNOTSUPP: no CONFIG_FPROBE), nothing is attached yet. */
@@ -1275,9 +1357,6 @@ static int attach_all(struct kattach *a)
 	err = no_bpf(a);
 	if (err)
 		return err;
-	err = check_session(a);
-	if (err)
-		return err;
 	if (a->opts.resolver == KATTACH_RES_LIBBPF && a->opts.link_batch > 1)
 		return fail(a, EINVAL, "libbpf takes one pattern per link: --batch does not apply");
 	if (a->opts.fallback == KATTACH_FALLBACK_KPROBE) {
@@ -1296,8 +1375,14 @@ static int attach_all(struct kattach *a)
 	t0 = now_ns();
 	err = load_object(a, &prog, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
+	/* a kernel without kprobe.multi may refuse the program before any link */
+	if (err && a->opts.mode == KATTACH_MULTI && !kernel_has_multi()) {
+		if (can_fall_back(a, -EOPNOTSUPP, 0))
+			return fall_back(a);
+		return attach_error(a, -EOPNOTSUPP, a->target_cnt);
+	}
 	if (err)
-		return load_error(a, err, log);
+		return session_missing(a) ?: load_error(a, err, log);
 
 	/* link units: libbpf's one-link layout is one link per pattern */
 	step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;

@@ -112,7 +112,9 @@ struct kattach_target {
 	const char *name;
 	const char *module;	/* NULL: vmlinux */
 	unsigned int flags;	/* KSYM_F_TRACEABLE, _BLACKLISTED, _AMBIGUOUS, KATTACH_F_* */
-	int excluded_errno;	/* why it was left out (EINVAL: refused, EPERM: blacklisted) */
+	/* why it was left out: the kernel's refusal (EINVAL, ENOENT), EPERM:
+	 * blacklisted, ENODEV: its module went (kattach__excluded_reason()) */
+	int excluded_errno;
 	struct ksa_stat stat;	/* summed over CPUs by kattach__collect() */
 };
 

@@ -4,10 +4,12 @@
  * order of calls, so the kernel's checks and the counters are the same.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <asm/ptrace.h>
 
 #include <bpf/bpf.h>
 
@@ -59,7 +61,13 @@ static void emit_lookup(struct prog *p, int map_fd)
 	emit(p, CALL(BPF_FUNC_map_lookup_elem));
 }
 
-static size_t assemble(struct prog *p, int map_fd, pid_t self)
+#if defined(__x86_64__)
+#define REGS_IP_OFF offsetof(struct pt_regs, rip)
+#else
+#error "the saved IP's place in struct pt_regs is not known for this architecture"
+#endif
+
+static size_t assemble(struct prog *p, int map_fd, enum hitprog_key key, pid_t self)
 {
 	size_t to_inc, to_out[2], i;
 	int k;
@@ -72,8 +80,14 @@ static size_t assemble(struct prog *p, int map_fd, pid_t self)
 		to_out[0] = p->n;
 		emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 0, self));
 	}
-	emit(p, MOV(R1, R6));
-	emit(p, CALL(BPF_FUNC_get_func_ip));
+	if (key == HITPROG_KEY_REGS) {
+		/* a kprobe's handler sees the IP as its int3 left it, one past */
+		emit(p, LDXDW(R0, R6, REGS_IP_OFF));
+		emit(p, ADDI(R0, -1));
+	} else {
+		emit(p, MOV(R1, R6));
+		emit(p, CALL(BPF_FUNC_get_func_ip));
+	}
 	emit(p, STXDW(R10, R0, KEY_OFF));
 	emit_lookup(p, map_fd);
 	to_inc = p->n;
@@ -172,8 +186,8 @@ static void last_line(char *log, size_t len)
 		memmove(log, s + 1, strlen(s + 1) + 1);
 }
 
-int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, size_t slots, pid_t self,
-		  char *log, size_t log_len)
+int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_key key,
+		  size_t slots, pid_t self, char *log, size_t log_len)
 {
 	struct prog p = {};
 	size_t n;
@@ -186,7 +200,7 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, size_t slots, p
 		hp->map_fd = -1;
 		return err;
 	}
-	n = assemble(&p, hp->map_fd, self);
+	n = assemble(&p, hp->map_fd, key, self);
 	hp->prog_fd = prog_load(&p, n, type, NULL, 0);
 	if (hp->prog_fd >= 0)
 		return 0;

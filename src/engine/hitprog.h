@@ -17,6 +17,12 @@
 /* loads a signal interrupts (EAGAIN from the verifier) tried again, as libbpf does */
 #define HITPROG_LOAD_TRIES 5
 
+/* Where the counter finds the function's entry IP, its key. */
+enum hitprog_key {
+	HITPROG_KEY_FUNC_IP,	/* bpf_get_func_ip() */
+	HITPROG_KEY_REGS,	/* a classic kprobe's saved IP, one past its address */
+};
+
 struct hitprog {
 	int prog_fd;	/* the program; -1 when not loaded */
 	int map_fd;	/* its counters: PERCPU_HASH, entry IP -> struct ksa_stat */
@@ -25,12 +31,13 @@ struct hitprog {
 /*
  * Loads the counter for attach type (BPF_TRACE_KPROBE_MULTI, or 0 for a
  * classic kprobe) with room for slots functions, not counting hits of
- * process self (0: none). Returns 0 or a negative errno; a refused program's
+ * process self (0: none). HITPROG_KEY_REGS serves classic kprobes on kernels
+ * whose kprobes lack bpf_get_func_ip() (before Linux 5.15). Returns 0 or a negative errno; a refused program's
  * verifier log, its last line, in log; -EAGAIN: HITPROG_LOAD_TRIES loads in a
  * row were interrupted.
  */
-int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, size_t slots, pid_t self,
-		  char *log, size_t log_len);
+int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_key key,
+		  size_t slots, pid_t self, char *log, size_t log_len);
 void hitprog__close(struct hitprog *hp);
 
 #endif

@@ -34,10 +34,11 @@ static int open_fds(void)
 	return n - 1;	/* the directory's own */
 }
 
-static void load_or_skip(struct hitprog *hp, enum bpf_attach_type type, size_t slots)
+static void load_or_skip(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_key key,
+			 size_t slots)
 {
 	char log[256] = "";
-	int err = hitprog__load(hp, type, slots, getpid(), log, sizeof(log));
+	int err = hitprog__load(hp, type, key, slots, getpid(), log, sizeof(log));
 
 	if (err == -EPERM || err == -ENOSYS) {
 		print_message("# no BPF for this process here: %s\n", strerror(-err));
@@ -49,7 +50,9 @@ static void load_or_skip(struct hitprog *hp, enum bpf_attach_type type, size_t s
 
 static void test_loads(void **s)
 {
-	static const enum bpf_attach_type types[] = { BPF_TRACE_KPROBE_MULTI, 0 };
+	static const enum bpf_attach_type types[] = { BPF_TRACE_KPROBE_MULTI, 0, 0 };
+	static const enum hitprog_key keys[] = { HITPROG_KEY_FUNC_IP, HITPROG_KEY_FUNC_IP,
+						 HITPROG_KEY_REGS };
 	struct bpf_prog_info pi;
 	struct bpf_map_info mi;
 	struct hitprog hp;
@@ -57,8 +60,8 @@ static void test_loads(void **s)
 	size_t i;
 
 	(void)s;
-	for (i = 0; i < 2; i++) {
-		load_or_skip(&hp, types[i], 94);
+	for (i = 0; i < 3; i++) {
+		load_or_skip(&hp, types[i], keys[i], 94);
 		memset(&mi, 0, sizeof(mi));
 		len = sizeof(mi);
 		assert_int_equal(bpf_map_get_info_by_fd(hp.map_fd, &mi, &len), 0);
@@ -84,9 +87,9 @@ static void test_refused(void **s)
 	int before = open_fds(), err;
 
 	(void)s;
-	load_or_skip(&hp, BPF_TRACE_KPROBE_MULTI, 1);
+	load_or_skip(&hp, BPF_TRACE_KPROBE_MULTI, HITPROG_KEY_FUNC_IP, 1);
 	hitprog__close(&hp);
-	err = hitprog__load(&hp, BPF_TRACE_KPROBE_MULTI, 0, getpid(), NULL, 0);
+	err = hitprog__load(&hp, BPF_TRACE_KPROBE_MULTI, HITPROG_KEY_FUNC_IP, 0, getpid(), NULL, 0);
 	assert_int_equal(err, -EINVAL);
 	assert_int_equal(hp.prog_fd, -1);
 	assert_int_equal(hp.map_fd, -1);

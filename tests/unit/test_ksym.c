@@ -1169,6 +1169,9 @@ static void test_ftrace_site(void **state)
 	static const unsigned char ret_pad[16] = { 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0x66, 0x66 };
 	/* int3 over a call's first byte: patched in or out right now */
 	static const unsigned char int3_call[16] = { 0xcc, 0x00, 0x01, 0x00, 0x00, 0x90 };
+	/* 5.10 on an emulated CPU: K8's 5-byte NOP at the entry, no ENDBR64 */
+	static const unsigned char k8_nop[16] = { 0x66, 0x66, 0x66, 0x66, 0x90, 0x55 };
+	static const unsigned char int3_k8[16] = { 0xcc, 0x66, 0x66, 0x66, 0x90, 0x55 };
 	uint64_t call;
 
 	(void)state;
@@ -1184,6 +1187,10 @@ static void test_ftrace_site(void **state)
 	assert_int_equal(call, 0);
 	assert_int_equal(ksym__ftrace_site(int3_call, 16, 0x1000, &call), -EAGAIN);
 	assert_int_equal(call, 0x1000 + 5 + 0x100);
+	assert_int_equal(ksym__ftrace_site(k8_nop, 16, 0x1000, &call), 0);
+	assert_int_equal(call, 0);
+	assert_int_equal(ksym__ftrace_site(int3_k8, 16, 0x1000, &call), 0);
+	assert_int_equal(call, 0);
 	assert_int_equal(ksym__ftrace_site(notrace, 16, 0x1000, &call), -1);
 	/* a label 4 bytes before a function: the function's site is not its own */
 	assert_int_equal(ksym__ftrace_site(label, 16, 0x1000, &call), -1);
