@@ -578,6 +578,26 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 	return err ? 1 : 0;
 }
 
+/*
+ * The oldest kernel the test suite boots (Debian's 5.10). Support is a promise
+ * about what was tested, so this one check reads the release; every fact about
+ * a kernel elsewhere comes from what the kernel shows.
+ */
+#define KERNEL_MIN_MAJOR 5
+#define KERNEL_MIN_MINOR 10
+
+static int kernel_too_old(const char *release)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(release, "%d.%d", &major, &minor) != 2 || major > KERNEL_MIN_MAJOR ||
+	    (major == KERNEL_MIN_MAJOR && minor >= KERNEL_MIN_MINOR))
+		return 0;
+	fprintf(stderr, "ksymattach: kernel %s is older than Linux %d.%d, the oldest ksymattach "
+			"supports\n", release, KERNEL_MIN_MAJOR, KERNEL_MIN_MINOR);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -622,6 +642,9 @@ int main(int argc, char **argv)
 
 	if (env.cmd == CMD_CHECK_CONFIG)
 		return check_config(env.config ? env.config : KSA_CONFIG_DEFAULT);
+	/* the live kernel's: refused before anything of it is read */
+	if ((env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON) && kernel_too_old(u.release))
+		return 1;
 	if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON) {
 		struct service_opts so = {
 			.sz = sizeof(so),
@@ -645,6 +668,8 @@ int main(int argc, char **argv)
 	/* symbols from a file are that file's kernel's, not necessarily this one */
 	kernel = env.kallsyms || env.system_map || env.vmlinux || env.funcs || env.funcs_addrs ?
 		 NULL : u.release;
+	if (kernel && env.cmd != CMD_BENCH && kernel_too_old(kernel))
+		return 1;
 	if (env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE)
 		return run_attach(kernel, &dbo);
 	if (env.cmd == CMD_BENCH) {

@@ -32,6 +32,18 @@ else
 	nok "host kernel: one clear line naming the root cause (rc $rc: $(head -c 300 "$tmp/err"))"
 fi
 
+# A kernel older than the oldest supported (uname says 2.6 under setarch): one
+# line naming the minimum, before anything of it is read; a captured file of
+# another kernel is still served.
+for c in "-p vfs_*" "sym vfs_read" "addr 0xffffffff81000000" "boot"; do
+	err "kernel older than 5.10, $c: refused, naming the minimum" 1 \
+		"is older than Linux 5.10, the oldest ksymattach supports" \
+		setarch "$(uname -m)" --uname-2.6 "$K" $c
+done
+setarch "$(uname -m)" --uname-2.6 "$K" -l -p 'vfs_read' --kallsyms "$D/6.12/kallsyms" > "$tmp/out" 2>&1
+is "$(grep -c '^ffffffff[0-9a-f]* vfs_read ' "$tmp/out")" 1 \
+	"kernel older than 5.10: a captured kallsyms file is still read"
+
 # Resolution from the 6.12 guest's own list, then the attach the host refuses.
 A612=$D/6.12/available_filter_functions_addrs
 want=$(awk '$2 ~ /^vfs_/ { a[$1] = 1 } END { print length(a) }' "$A612")
