@@ -546,6 +546,10 @@ static const char *kmem_error(int err)
 		       "or struct module is laid out unlike the kernels known";
 	case EBADMSG:
 		return "the tables there are not laid out as this code reads them";
+	case EPROTO:
+		return "no single form of address known here (kallsyms_addresses; kallsyms_offsets "
+		       "base-relative, with absolute per-CPU, or place-relative) puts _stext where "
+		       "VMCOREINFO says it is";
 	case ESTALE:
 		return "a module went while its symbols were read";
 	case ENOENT:

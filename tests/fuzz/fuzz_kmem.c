@@ -2,10 +2,12 @@
 /*
  * libFuzzer target for the reader of the kernel's own kallsyms tables in its
  * memory (ksym_kmem.c): the input is that memory, mapped by a kcore-like file
- * whose VMCOREINFO note puts each table where kmem_image.h writes them. The
- * seed is such a table (kimg_build() of a dozen symbols, a long name among
- * them). Whatever the bytes, the reader must stay in bounds, and every symbol
- * it keeps must be text, named, and found by its name.
+ * whose VMCOREINFO note puts each table where kmem_image.h writes them, and
+ * names them as a kernel of the address form the input's KIMG_ENC byte picks
+ * does (kimg_build() writes its form there). The seed is such a table
+ * (kimg_build() of a dozen symbols, a long name among them). Whatever the
+ * bytes, the reader must stay in bounds, and every symbol it keeps must be
+ * text, named, and found by its name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +21,6 @@
 
 static char path[] = "/tmp/ksym-fuzz-kmem.XXXXXX";
 static int fd = -1;
-static char info[1024];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
 	struct ksym_kcore *kc;
 	struct ksym_table *t;
+	char info[1024];
 	size_t i;
 
 	if (!size || size > KIMG_MAX)
@@ -35,8 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fd = mkstemp(path);
 		if (fd < 0)
 			abort();
-		kimg_info(info, sizeof(info), KIMG_STEXT);
 	}
+	kimg_info(info, sizeof(info), KIMG_STEXT,
+		  size > KIMG_ENC ? data[KIMG_ENC] % KIMG_ENC_CNT : KIMG_BASE_RELATIVE);
 	if (kimg_write(fd, info, data, size))
 		abort();
 	/* the input's first byte picks a filter, as the tool's patterns would */
@@ -51,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ksym_kcore__close(kc);
 	if (!t) {
 		if (errno != EFAULT && errno != EIO && errno != EBADMSG && errno != ESTALE &&
-		    errno != EOPNOTSUPP && errno != ENOENT) {
+		    errno != EOPNOTSUPP && errno != ENOENT && errno != EPROTO) {
 			fprintf(stderr, "fuzz_kmem: unexpected error %d\n", errno);
 			abort();
 		}

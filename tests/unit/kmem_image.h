@@ -5,7 +5,8 @@
  * VMCOREINFO note says where each table is: for the unit test and the fuzzer
  * of the reader (the module reader's fuzzer uses the file writer alone).
  * Names are compressed as scripts/kallsyms does, with a table of tokens (a
- * few of several bytes, the rest a byte for itself).
+ * few of several bytes, the rest a byte for itself); the addresses are
+ * written in any of the forms the kernels have used (enum kimg_enc).
  */
 #ifndef KMEM_IMAGE_H
 #define KMEM_IMAGE_H
@@ -21,13 +22,23 @@
 #define KIMG_STEXT 0xffffffff81000000ull
 #define KIMG_NUM 0x0
 #define KIMG_RELBASE 0x8
+#define KIMG_ENC 0x10		/* the encoding kimg_build() wrote: for the fuzzer, no kernel's */
 #define KIMG_MODULES 0x80	/* an empty list of modules: its head points at itself */
 #define KIMG_TOKEN_TABLE 0x100
 #define KIMG_TOKEN_INDEX 0x2000
-#define KIMG_OFFSETS 0x2200
-#define KIMG_NAMES 0x4200	/* room for 2048 offsets before it */
+#define KIMG_OFFSETS 0x2200	/* kallsyms_offsets, or kallsyms_addresses */
+#define KIMG_NAMES 0x4200	/* room for 2048 offsets before it, or 1024 addresses */
 #define KIMG_SYMS_MAX 2048
 #define KIMG_MAX (1u << 20)
+
+/* How a kernel's scripts/kallsyms.c writes the symbols' addresses. */
+enum kimg_enc {
+	KIMG_BASE_RELATIVE,	/* offsets from kallsyms_relative_base (4.6 to 6.19) */
+	KIMG_ABS_PERCPU,	/* the same, the per-CPU symbols as themselves (x86-64 < 6.15) */
+	KIMG_PLACE_RELATIVE,	/* each offset from its own slot; no relative_base (7.0 on) */
+	KIMG_ABSOLUTE,		/* kallsyms_addresses (no CONFIG_KALLSYMS_BASE_RELATIVE) */
+	KIMG_ENC_CNT
+};
 
 struct kimg_sym {
 	uint64_t addr;
@@ -50,21 +61,66 @@ static inline const char *kimg_token(unsigned int i, char one[2])
 }
 
 /*
- * The tables for syms (in address order) into img (KIMG_MAX zeroed bytes);
- * abs_percpu: offsets as CONFIG_KALLSYMS_ABSOLUTE_PERCPU makes them (an
- * address below 2 GiB as itself, the others below base). The image's length.
+ * Symbol i's entry (at e: 4 bytes, 8 for kallsyms_addresses) as enc writes
+ * it, with base the relative base. KIMG_ABS_PERCPU takes an address below
+ * 2 GiB for a per-CPU one. False: the address cannot be written so.
  */
-static inline size_t kimg_build(unsigned char *img, const struct kimg_sym *s, uint32_t n, bool abs_percpu,
-			 uint64_t base)
+static inline bool kimg_entry(unsigned char *e, uint64_t addr, uint32_t i, enum kimg_enc enc,
+			      uint64_t base)
 {
-	size_t at = 0, pos = KIMG_NAMES, i, k;
+	uint64_t slot = KIMG_AT + KIMG_OFFSETS + 4ull * i;
+	int64_t d;
+	int32_t off;
+
+	switch (enc) {
+	case KIMG_ABSOLUTE:
+		memcpy(e, &addr, 8);
+		return true;
+	case KIMG_BASE_RELATIVE:
+		if (addr < base || addr - base > UINT32_MAX)
+			return false;
+		off = (int32_t)(uint32_t)(addr - base);
+		break;
+	case KIMG_ABS_PERCPU:
+		if (addr < (1ull << 31)) {
+			off = (int32_t)addr;
+			break;
+		}
+		if (addr < base || addr - base > INT32_MAX)
+			return false;
+		off = (int32_t)(int64_t)(base - 1 - addr);
+		break;
+	default:
+		d = (int64_t)(addr - slot);
+		if (d < INT32_MIN || d > INT32_MAX)
+			return false;
+		off = (int32_t)d;
+		break;
+	}
+	memcpy(e, &off, 4);
+	return true;
+}
+
+/*
+ * The tables for syms (in address order) into img (KIMG_MAX zeroed bytes),
+ * the addresses written as enc writes them, base the relative base where
+ * there is one. The image's length; 0: too many symbols, or an address enc
+ * cannot write.
+ */
+static inline size_t kimg_build(unsigned char *img, const struct kimg_sym *s, uint32_t n,
+				enum kimg_enc enc, uint64_t base)
+{
+	size_t at = 0, pos = KIMG_NAMES, width = enc == KIMG_ABSOLUTE ? 8 : 4, i, k;
+	uint64_t head = KIMG_AT + KIMG_MODULES;
 	uint16_t index[256];
 	char one[2];
 
-	uint64_t head = KIMG_AT + KIMG_MODULES;
-
+	if (n > KIMG_SYMS_MAX * 4 / width)
+		return 0;
 	memcpy(img + KIMG_NUM, &n, 4);
-	memcpy(img + KIMG_RELBASE, &base, 8);
+	if (enc == KIMG_BASE_RELATIVE || enc == KIMG_ABS_PERCPU)
+		memcpy(img + KIMG_RELBASE, &base, 8);
+	img[KIMG_ENC] = enc;
 	memcpy(img + KIMG_MODULES, &head, 8);
 	memcpy(img + KIMG_MODULES + 8, &head, 8);
 	for (i = 0; i < 256; i++) {
@@ -79,11 +135,9 @@ static inline size_t kimg_build(unsigned char *img, const struct kimg_sym *s, ui
 		unsigned char c[1024];
 		char full[600];
 		size_t len, p = 0, m = 0;
-		int32_t off = abs_percpu ? (s[i].addr < (1ull << 31) ? (int32_t)s[i].addr :
-						   (int32_t)(base - 1 - s[i].addr)) :
-					  (int32_t)(uint32_t)(s[i].addr - base);
 
-		memcpy(img + KIMG_OFFSETS + 4 * i, &off, 4);
+		if (!kimg_entry(img + KIMG_OFFSETS + width * i, s[i].addr, i, enc, base))
+			return 0;
 		len = (size_t)snprintf(full, sizeof(full), "%c%s", s[i].type, s[i].name);
 		while (p < len) {
 			/* the longest token that fits, else the byte itself */
@@ -114,19 +168,34 @@ static inline size_t kimg_build(unsigned char *img, const struct kimg_sym *s, ui
 	return pos;
 }
 
-/* VMCOREINFO for the image: every table where kimg_build() writes it. */
-static inline int kimg_info(char *buf, size_t len, uint64_t stext)
+/*
+ * VMCOREINFO for the image: every table where kimg_build() writes it, named
+ * as the kernels that write enc name them (kallsyms_relative_base only where
+ * there is one, kallsyms_addresses instead of the offsets).
+ */
+static inline int kimg_info(char *buf, size_t len, uint64_t stext, enum kimg_enc enc)
 {
+	const unsigned long long offs = KIMG_AT + KIMG_OFFSETS;
+	char addrs[128];
+
+	if (enc == KIMG_ABSOLUTE)
+		snprintf(addrs, sizeof(addrs), "SYMBOL(kallsyms_addresses)=%llx\n", offs);
+	else if (enc == KIMG_PLACE_RELATIVE)
+		snprintf(addrs, sizeof(addrs), "SYMBOL(kallsyms_offsets)=%llx\n", offs);
+	else
+		snprintf(addrs, sizeof(addrs),
+			 "SYMBOL(kallsyms_offsets)=%llx\nSYMBOL(kallsyms_relative_base)=%llx\n",
+			 offs, KIMG_AT + KIMG_RELBASE);
 	return snprintf(buf, len,
-			"OSRELEASE=6.12.0-test\nPAGESIZE=4096\n"
+			"OSRELEASE=%s\nPAGESIZE=4096\n"
 			"SYMBOL(_stext)=%llx\n"
 			"SYMBOL(kallsyms_names)=%llx\nSYMBOL(kallsyms_num_syms)=%llx\n"
 			"SYMBOL(kallsyms_token_table)=%llx\nSYMBOL(kallsyms_token_index)=%llx\n"
-			"SYMBOL(kallsyms_offsets)=%llx\nSYMBOL(kallsyms_relative_base)=%llx\n"
-			"KERNELOFFSET=0\n",
+			"%sKERNELOFFSET=0\n",
+			enc == KIMG_PLACE_RELATIVE ? "7.3.4-test" :
+			enc == KIMG_ABSOLUTE ? "6.6.0-test" : "6.12.0-test",
 			(unsigned long long)stext, KIMG_AT + KIMG_NAMES, KIMG_AT + KIMG_NUM,
-			KIMG_AT + KIMG_TOKEN_TABLE, KIMG_AT + KIMG_TOKEN_INDEX,
-			KIMG_AT + KIMG_OFFSETS, KIMG_AT + KIMG_RELBASE);
+			KIMG_AT + KIMG_TOKEN_TABLE, KIMG_AT + KIMG_TOKEN_INDEX, addrs);
 }
 
 /*

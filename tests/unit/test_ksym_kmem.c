@@ -2,12 +2,14 @@
 /*
  * The kernel's table read from its memory (ksym_kmem.c), on tables written
  * here as the kernel's build writes them (kmem_image.h) into a kcore-like
- * file: every text symbol decoded at its address, filtered as a text parse
- * filters, and anything else refused with the error the library documents.
- * The module walk needs the running kernel's struct module (its BTF): the VM
- * tests check it against /proc/kallsyms on real kernels.
+ * file: every text symbol decoded at its address whichever form of address
+ * the kernel wrote, filtered as a text parse filters, and anything else
+ * refused with the error the library documents. The module walk needs the
+ * running kernel's struct module (its BTF): the VM tests check it against
+ * /proc/kallsyms on real kernels.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,16 +25,21 @@
 #include "ksym_internal.h"
 #include "kmem_image.h"
 
+#define TEXT (KIMG_STEXT - 0x1000)	/* _text: the head code before _stext; the relative base */
+#define PERCPU 2			/* syms[]' per-CPU symbols, first */
+
 static char path[] = "/tmp/ksym-kmem-test.XXXXXX";
 static int fd = -1;
 static unsigned char *img;
 
 static char long_name[300];
 
-/* percpu symbols, vmlinux's text (one long name), data between */
+/* percpu symbols, vmlinux's head code and text (one long name), data between */
 static struct kimg_sym syms[] = {
 	{ 0x0, 'A', "fixed_percpu_data" },
 	{ 0x1000, 'A', "cpu_debug_store" },
+	{ TEXT, 'T', "_text" },
+	{ TEXT + 0x40, 'T', "startup_64" },
 	{ KIMG_STEXT, 'T', "_stext" },
 	{ KIMG_STEXT + 0x10, 't', "vfs_helper" },
 	{ KIMG_STEXT + 0x40, 'T', "vfs_read" },
@@ -47,6 +54,9 @@ static struct kimg_sym syms[] = {
 };
 
 #define NSYMS (sizeof(syms) / sizeof(syms[0]))
+
+static const enum kimg_enc encs[] = { KIMG_BASE_RELATIVE, KIMG_ABS_PERCPU, KIMG_PLACE_RELATIVE,
+				      KIMG_ABSOLUTE };
 
 static int setup(void **state)
 {
@@ -67,16 +77,28 @@ static int teardown(void **state)
 	return 0;
 }
 
-/*
- * The tables of syms in the file; info: VMCOREINFO (NULL: none). Relative
- * offsets count from _stext: the per-CPU symbols are left out then.
- */
-static void make(size_t n, bool abs_percpu, const char *info)
+/* The per-CPU symbols have an address of their own only as themselves or absolute. */
+static size_t first_of(enum kimg_enc enc)
 {
-	size_t len, first = abs_percpu ? 0 : 2;
+	return enc == KIMG_ABS_PERCPU || enc == KIMG_ABSOLUTE ? 0 : PERCPU;
+}
+
+/* syms[] up to n in enc, into img (zeroed first); the image's length. */
+static size_t build(size_t n, enum kimg_enc enc)
+{
+	size_t len, first = first_of(enc);
 
 	memset(img, 0, KIMG_MAX);
-	len = kimg_build(img, syms + first, n - first, abs_percpu, KIMG_STEXT);
+	len = kimg_build(img, syms + first, n - first, enc, TEXT);
+	assert_int_not_equal(len, 0);
+	return len;
+}
+
+/* The tables of syms in the file in enc; info: VMCOREINFO (NULL: none). */
+static void make(size_t n, enum kimg_enc enc, const char *info)
+{
+	size_t len = build(n, enc);
+
 	assert_int_equal(kimg_write(fd, info, img, len), 0);
 }
 
@@ -92,34 +114,58 @@ static struct ksym_table *load(const struct ksym_parse_opts *opts, int *err)
 	return t;
 }
 
-static void default_info(char *buf, size_t len)
+static void default_info(char *buf, size_t len, enum kimg_enc enc)
 {
-	kimg_info(buf, len, KIMG_STEXT);
+	kimg_info(buf, len, KIMG_STEXT, enc);
 }
 
-static void expect_text(const struct ksym_table *t, const char *const *names, size_t n)
+/* info (of size len) with SYMBOL(sym) at addr instead (0: without it). */
+static void info_set(char *info, size_t len, const char *sym, uint64_t addr)
+{
+	char key[64], *p, *end;
+	size_t used;
+
+	snprintf(key, sizeof(key), "SYMBOL(%s)=", sym);
+	p = strstr(info, key);
+	if (p) {
+		end = strchr(p, '\n');
+		assert_non_null(end);
+		memmove(p, end + 1, strlen(end + 1) + 1);
+	}
+	used = strlen(info);
+	if (addr)
+		assert_true((size_t)snprintf(info + used, len - used, "%s%" PRIx64 "\n", key,
+					     addr) < len - used);
+}
+
+/* t's symbols: the text ones of s[0, cnt) named in names[] (NULL: all), in order. */
+static void expect_syms(const struct ksym_table *t, const struct kimg_sym *s, size_t cnt,
+			const char *const *names, size_t n)
 {
 	size_t i, j, k = 0;
-	struct ksym s;
+	struct ksym got;
 
-	assert_int_equal(ksym_table__cnt(t), n);
-	for (i = 0; i < NSYMS; i++) {
-		for (j = 0; j < n && strcmp(names[j], syms[i].name); j++)
-			;
-		if (j == n)
+	for (i = 0; i < cnt; i++) {
+		if (!ksym_type_is_text(s[i].type))
 			continue;
-		ksym_table__at(t, k++, &s);
-		assert_string_equal(s.name, syms[i].name);
-		assert_int_equal(s.addr, syms[i].addr);
-		assert_int_equal(s.type, syms[i].type);
-		assert_null(s.module);
+		for (j = 0; names && j < n && strcmp(names[j], s[i].name); j++)
+			;
+		if (names && j == n)
+			continue;
+		assert_true(k < ksym_table__cnt(t));
+		ksym_table__at(t, k++, &got);
+		assert_string_equal(got.name, s[i].name);
+		assert_int_equal(got.addr, s[i].addr);
+		assert_int_equal(got.type, s[i].type);
+		assert_null(got.module);
 	}
-	assert_int_equal(k, n);
+	assert_int_equal(ksym_table__cnt(t), k);
+	assert_int_equal(k, names ? n : k);
 }
 
-static const char *const all_text[] = { "_stext", "vfs_helper", "vfs_read", "vfs_write",
-					"ksys_read", "__x64_sys_read", long_name, "schedule",
-					"_etext" };
+static const char *const all_text[] = { "_text", "startup_64", "_stext", "vfs_helper",
+					"vfs_read", "vfs_write", "ksys_read", "__x64_sys_read",
+					long_name, "schedule", "_etext" };
 
 /* The file as made, loaded with o: the text symbols names[] and no others. */
 static void loads(const struct ksym_parse_opts *o, const char *const *names, size_t n)
@@ -129,53 +175,80 @@ static void loads(const struct ksym_parse_opts *o, const char *const *names, siz
 
 	t = load(o, &err);
 	assert_non_null(t);
-	expect_text(t, names, n);
+	expect_syms(t, syms, NSYMS, names, n);
 	ksym_table__free(t);
 }
 
-static void whole(bool abs_percpu)
+/*
+ * Every text symbol at its address: the head code below _stext, the text
+ * above; and with memory mapped past the names, as in a kernel (the reader's
+ * first window whole, not only the bytes it needs).
+ */
+static void whole(enum kimg_enc enc)
 {
 	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
 	char info[1024];
 
-	default_info(info, sizeof(info));
-	make(NSYMS, abs_percpu, info);
+	default_info(info, sizeof(info), enc);
+	make(NSYMS, enc, info);
+	loads(&o, all_text, sizeof(all_text) / sizeof(all_text[0]));
+	assert_int_equal(kimg_write(fd, info, img, KIMG_MAX), 0);
 	loads(&o, all_text, sizeof(all_text) / sizeof(all_text[0]));
 }
 
-/* With CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 up to 6.14), and without. */
+/* With CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 before 6.15) */
 static void test_whole_abs_percpu(void **state)
 {
 	(void)state;
-	whole(true);
+	whole(KIMG_ABS_PERCPU);
 }
 
+/* relative_base + offset (6.15 to 6.19, and other architectures from 4.6) */
 static void test_whole_relative(void **state)
 {
 	(void)state;
-	whole(false);
+	whole(KIMG_BASE_RELATIVE);
 }
 
-/* Prefixes and names, as the text parse filters; a one-byte prefix. */
+/* Each offset from its own slot, VMCOREINFO without kallsyms_relative_base (7.0 on) */
+static void test_whole_place_relative(void **state)
+{
+	(void)state;
+	whole(KIMG_PLACE_RELATIVE);
+}
+
+/* kallsyms_addresses[] (no CONFIG_KALLSYMS_BASE_RELATIVE, before 6.11) */
+static void test_whole_absolute(void **state)
+{
+	(void)state;
+	whole(KIMG_ABSOLUTE);
+}
+
+/* Prefixes and names, as the text parse filters; a one-byte prefix; in each form. */
 static void test_filtered(void **state)
 {
 	static const char *const prefixes[] = { "vfs_", "_" };
 	static const char *const names[] = { "schedule", "9pnet:p9_client_read" };
-	static const char *const want[] = { "_stext", "vfs_helper", "vfs_read", "vfs_write",
-					    "__x64_sys_read", "schedule", "_etext" };
-	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true, .prefixes = prefixes,
-				     .prefix_cnt = 2, .names = names, .name_cnt = 2 };
+	static const char *const want[] = { "_text", "_stext", "vfs_helper", "vfs_read",
+					    "vfs_write", "__x64_sys_read", "schedule", "_etext" };
 	char info[1024];
+	size_t e;
 
 	(void)state;
-	default_info(info, sizeof(info));
-	make(NSYMS, true, info);
-	loads(&o, want, sizeof(want) / sizeof(want[0]));
-	/* a prefix decided by the first token alone, and one a token starts inside */
-	o.prefixes = (const char *const[]){ "vfs_w", "sched" };
-	o.names = NULL;
-	o.name_cnt = 0;
-	loads(&o, (const char *const[]){ "vfs_write", "schedule" }, 2);
+	for (e = 0; e < sizeof(encs) / sizeof(encs[0]); e++) {
+		struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true,
+					     .prefixes = prefixes, .prefix_cnt = 2,
+					     .names = names, .name_cnt = 2 };
+
+		default_info(info, sizeof(info), encs[e]);
+		make(NSYMS, encs[e], info);
+		loads(&o, want, sizeof(want) / sizeof(want[0]));
+		/* a prefix decided by the first token alone, and one a token starts inside */
+		o.prefixes = (const char *const[]){ "vfs_w", "sched" };
+		o.names = NULL;
+		o.name_cnt = 0;
+		loads(&o, (const char *const[]){ "vfs_write", "schedule" }, 2);
+	}
 }
 
 /* The image's first len bytes in the file: the load must fail; its errno. */
@@ -189,39 +262,138 @@ static int refused(const char *info, size_t len)
 	return err;
 }
 
-static void expect_error(const char *info, size_t n, int want)
+static void expect_error(const char *info, size_t n, enum kimg_enc enc, int want)
 {
 	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
 	int err;
 
-	make(n, true, info);
+	make(n, enc, info);
 	assert_null(load(&o, &err));
 	assert_int_equal(err, want);
 }
 
-/* No note, or one without the table (a kernel before 6.0): not supported. */
+/*
+ * No note, or one without the table (a kernel before 6.0), or naming neither
+ * kallsyms_offsets nor kallsyms_addresses: not supported.
+ */
 static void test_no_table(void **state)
 {
+	char info[1024];
+
 	(void)state;
-	expect_error(NULL, NSYMS, EOPNOTSUPP);
-	expect_error("OSRELEASE=5.15.0\nSYMBOL(_stext)=ffffffff81000000\n", NSYMS, EOPNOTSUPP);
+	expect_error(NULL, NSYMS, KIMG_ABS_PERCPU, EOPNOTSUPP);
+	expect_error("OSRELEASE=5.15.0\nSYMBOL(_stext)=ffffffff81000000\n", NSYMS,
+		     KIMG_ABS_PERCPU, EOPNOTSUPP);
+	default_info(info, sizeof(info), KIMG_BASE_RELATIVE);
+	info_set(info, sizeof(info), "kallsyms_offsets", 0);
+	expect_error(info, NSYMS, KIMG_BASE_RELATIVE, EOPNOTSUPP);
+	default_info(info, sizeof(info), KIMG_ABSOLUTE);
+	info_set(info, sizeof(info), "kallsyms_addresses", 0);
+	expect_error(info, NSYMS, KIMG_ABSOLUTE, EOPNOTSUPP);
 }
 
-/* _stext elsewhere than VMCOREINFO says: not this kernel's tables. */
+/* _stext elsewhere than VMCOREINFO says, in every form: none reproduces it. */
 static void test_stext_elsewhere(void **state)
 {
+	char info[1024];
+	size_t e, len;
+
+	(void)state;
+	for (e = 0; e < sizeof(encs) / sizeof(encs[0]); e++) {
+		kimg_info(info, sizeof(info), KIMG_STEXT + 0x1000, encs[e]);
+		expect_error(info, NSYMS, encs[e], EPROTO);
+	}
+	/* a table without _stext at all */
+	default_info(info, sizeof(info), KIMG_ABS_PERCPU);
+	memset(img, 0, KIMG_MAX);
+	len = kimg_build(img, (struct kimg_sym[]){ { KIMG_STEXT + 0x10, 'T', "vfs_read" } }, 1,
+			 KIMG_ABS_PERCPU, TEXT);
+	assert_int_equal(refused(info, len), EBADMSG);
+}
+
+/*
+ * Tables in one form, VMCOREINFO naming another's: only the forms its tables
+ * can have are tried, and none of them fits.
+ */
+static void test_form_not_named(void **state)
+{
+	char info[1024];
+
+	(void)state;
+	/* offsets from relative_base with it gone from VMCOREINFO: place-relative alone */
+	default_info(info, sizeof(info), KIMG_BASE_RELATIVE);
+	info_set(info, sizeof(info), "kallsyms_relative_base", 0);
+	expect_error(info, NSYMS, KIMG_BASE_RELATIVE, EPROTO);
+	expect_error(info, NSYMS, KIMG_ABS_PERCPU, EPROTO);
+	/* place-relative offsets read as addresses, addresses read as offsets */
+	default_info(info, sizeof(info), KIMG_ABSOLUTE);
+	expect_error(info, NSYMS, KIMG_PLACE_RELATIVE, EPROTO);
+	default_info(info, sizeof(info), KIMG_PLACE_RELATIVE);
+	expect_error(info, NSYMS, KIMG_ABSOLUTE, EPROTO);
+	default_info(info, sizeof(info), KIMG_BASE_RELATIVE);
+	expect_error(info, NSYMS, KIMG_ABSOLUTE, EPROTO);
+}
+
+/*
+ * Place-relative offsets with VMCOREINFO still naming a relative base: every
+ * form is tried, the one that fits used; a base that makes base-relative fit
+ * too leaves two: refused, not guessed.
+ */
+static void test_two_forms_fit(void **state)
+{
+	uint64_t slot = KIMG_AT + KIMG_OFFSETS + 4 * 2, base;	/* _stext's, the third */
 	char info[1024];
 	size_t len;
 
 	(void)state;
-	kimg_info(info, sizeof(info), KIMG_STEXT + 0x1000);
-	expect_error(info, NSYMS, EBADMSG);
-	/* a table without _stext at all */
-	kimg_info(info, sizeof(info), KIMG_STEXT);
-	memset(img, 0, KIMG_MAX);
-	len = kimg_build(img, (struct kimg_sym[]){ { KIMG_STEXT + 0x10, 'T', "vfs_read" } }, 1,
-			 true, KIMG_STEXT);
-	assert_int_equal(refused(info, len), EBADMSG);
+	assert_string_equal(syms[PERCPU + 2].name, "_stext");
+	default_info(info, sizeof(info), KIMG_BASE_RELATIVE);
+	len = build(NSYMS, KIMG_PLACE_RELATIVE);
+	assert_int_equal(kimg_write(fd, info, img, len), 0);
+	loads(&(struct ksym_parse_opts){ .sz = sizeof(struct ksym_parse_opts), .text_only = true },
+	      all_text, sizeof(all_text) / sizeof(all_text[0]));
+	/* _stext's offset is negative (its slot is above it): base + (u32)off wraps */
+	base = slot - (1ull << 32);
+	memcpy(img + KIMG_RELBASE, &base, 8);
+	assert_int_equal(refused(info, len), EPROTO);
+}
+
+/*
+ * _stext further into the names than the reader's first window (64 KiB):
+ * the names are read again from their start.
+ */
+static void test_stext_far(void **state)
+{
+	static char names[260][300];
+	struct kimg_sym far[260 + NSYMS];
+	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
+	enum kimg_enc two[] = { KIMG_BASE_RELATIVE, KIMG_PLACE_RELATIVE };
+	struct ksym_table *t;
+	char info[1024];
+	size_t i, n = 0, len, e;
+	int err;
+
+	(void)state;
+	far[n++] = syms[PERCPU];
+	for (i = 0; i < 260; i++) {
+		memset(names[i], 'y', sizeof(names[i]) - 1);
+		snprintf(names[i], 16, "head_%03zu", i);
+		names[i][8] = 'y';
+		far[n++] = (struct kimg_sym){ TEXT + 8 * (i + 1), 't', names[i] };
+	}
+	for (i = PERCPU + 2; i < NSYMS; i++)
+		far[n++] = syms[i];
+	for (e = 0; e < 2; e++) {
+		default_info(info, sizeof(info), two[e]);
+		memset(img, 0, KIMG_MAX);
+		len = kimg_build(img, far, n, two[e], TEXT);
+		assert_true(len > KIMG_NAMES + (64u << 10));
+		assert_int_equal(kimg_write(fd, info, img, len), 0);
+		t = load(&o, &err);
+		assert_non_null(t);
+		expect_syms(t, far, n, NULL, 0);
+		ksym_table__free(t);
+	}
 }
 
 /* The names cut short by the end of memory; a count past the offsets' table. */
@@ -233,9 +405,8 @@ static void test_truncated(void **state)
 	int err;
 
 	(void)state;
-	default_info(info, sizeof(info));
-	memset(img, 0, KIMG_MAX);
-	len = kimg_build(img, syms, NSYMS, true, KIMG_STEXT);
+	default_info(info, sizeof(info), KIMG_ABS_PERCPU);
+	len = build(NSYMS, KIMG_ABS_PERCPU);
 	err = refused(info, len - 5);
 	assert_true(err == EFAULT || err == EBADMSG);
 	n = 1u << 30;
@@ -254,17 +425,47 @@ static void test_bad_tokens(void **state)
 	size_t len;
 
 	(void)state;
-	default_info(info, sizeof(info));
-	memset(img, 0, KIMG_MAX);
-	len = kimg_build(img, syms, NSYMS, true, KIMG_STEXT);
+	default_info(info, sizeof(info), KIMG_ABS_PERCPU);
+	len = build(NSYMS, KIMG_ABS_PERCPU);
 	memcpy(index, img + KIMG_TOKEN_INDEX, sizeof(index));
-	index[7] = 0x1eff;	/* the table's last byte: an empty token */
+	index[7] = 0x1eff;	/* a zero byte past the tokens: an empty token */
 	memcpy(img + KIMG_TOKEN_INDEX, index, sizeof(index));
 	assert_int_equal(refused(info, len), EBADMSG);
-	memset(img, 0, KIMG_MAX);
-	len = kimg_build(img, syms, NSYMS, true, KIMG_STEXT);
+	len = build(NSYMS, KIMG_ABS_PERCPU);
 	img[KIMG_NAMES] = 0;
 	assert_int_equal(refused(info, len), EBADMSG);
+}
+
+/*
+ * The token table ends with the token furthest into it, not index 255's, and
+ * no further: here the tokens in reverse order, where the memory mapped ends.
+ */
+static void test_tokens_at_end(void **state)
+{
+	struct ksym_parse_opts o = { .sz = sizeof(o), .text_only = true };
+	uint16_t index[256];
+	char info[1024], one[2];
+	size_t len, at;
+	int i;
+
+	(void)state;
+	default_info(info, sizeof(info), KIMG_PLACE_RELATIVE);
+	len = build(NSYMS, KIMG_PLACE_RELATIVE);
+	at = len;
+	for (i = 255; i >= 0; i--) {
+		const char *tok = kimg_token(i, one);
+
+		index[i] = at - len;
+		memcpy(img + at, tok, strlen(tok) + 1);
+		at += strlen(tok) + 1;
+	}
+	memset(img + KIMG_TOKEN_TABLE, 0, KIMG_TOKEN_INDEX - KIMG_TOKEN_TABLE);
+	memcpy(img + KIMG_TOKEN_INDEX, index, sizeof(index));
+	info_set(info, sizeof(info), "kallsyms_token_table", KIMG_AT + len);
+	assert_int_equal(kimg_write(fd, info, img, at), 0);
+	loads(&o, all_text, sizeof(all_text) / sizeof(all_text[0]));
+	/* its NUL not mapped: that token is cut short */
+	assert_int_equal(refused(info, at - 1), EFAULT);
 }
 
 /* Good tables, loaded with o: refused with want. */
@@ -273,8 +474,8 @@ static void good_refused(const struct ksym_parse_opts *o, int want)
 	char info[1024];
 	int err;
 
-	default_info(info, sizeof(info));
-	make(NSYMS, true, info);
+	default_info(info, sizeof(info), KIMG_ABS_PERCPU);
+	make(NSYMS, KIMG_ABS_PERCPU, info);
 	assert_null(load(o, &err));
 	assert_int_equal(err, want);
 }
@@ -301,11 +502,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_abs_percpu),
 		cmocka_unit_test(test_whole_relative),
+		cmocka_unit_test(test_whole_place_relative),
+		cmocka_unit_test(test_whole_absolute),
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_no_table),
 		cmocka_unit_test(test_stext_elsewhere),
+		cmocka_unit_test(test_form_not_named),
+		cmocka_unit_test(test_two_forms_fit),
+		cmocka_unit_test(test_stext_far),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_tokens),
+		cmocka_unit_test(test_tokens_at_end),
 		cmocka_unit_test(test_text_only),
 		cmocka_unit_test(test_stopped),
 	};

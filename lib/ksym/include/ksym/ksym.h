@@ -219,8 +219,10 @@ struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts);
  * kernel.kptr_restrict says. opts->text_only is required (EINVAL). Needs
  * CAP_SYS_RAWIO (root) and no kernel lockdown. NULL with errno: EOPNOTSUPP
  * no table in VMCOREINFO (kernel < 6.0) or structs not laid out as known here,
- * EBADMSG a table unlike the kernel's, ESTALE the module list changed while it
- * was read, EINTR opts->stop set; EACCES/EPERM kcore refused.
+ * EBADMSG a table unlike the kernel's, EPROTO no single form of its addresses
+ * (absolute, base-relative, with absolute per-CPU, place-relative) puts _stext
+ * where VMCOREINFO says, ESTALE the module list changed while it was read,
+ * EINTR opts->stop set; EACCES/EPERM kcore refused.
  */
 struct ksym_table *ksym_table__load_kmem(const struct ksym_parse_opts *opts);
 
