@@ -421,6 +421,11 @@ static void warn_fn(const char *msg)
 	fprintf(stderr, "ksymattach: warning: %s\n", msg);
 }
 
+static void note_fn(const char *msg)
+{
+	fprintf(stderr, "ksymattach: %s\n", msg);
+}
+
 static volatile sig_atomic_t exiting, reloading;
 
 static void sig_handler(int sig)
@@ -639,6 +644,7 @@ int main(int argc, char **argv)
 	dbo.no_cache = env.no_cache;
 	dbo.verbose = env.verbose;
 	dbo.warn = warn_fn;
+	dbo.note = note_fn;
 
 	if (env.cmd == CMD_CHECK_CONFIG)
 		return check_config(env.config ? env.config : KSA_CONFIG_DEFAULT);

@@ -111,6 +111,20 @@ static void warn(const struct ksym_db *db, const char *fmt, ...)
 		fprintf(stderr, "ksym: warning: %s\n", msg);
 }
 
+static void note(const struct ksym_db *db, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (db->opts.note)
+		db->opts.note(msg);
+	else
+		fprintf(stderr, "ksym: %s\n", msg);
+}
+
 /* The build cache's file for this build (the one used, once one was), for its messages. */
 static void build_path(const struct ksym_db *db, const struct ksym_layout *l, char *buf,
 		       size_t len)
@@ -542,8 +556,9 @@ static const char *kmem_error(int err)
 {
 	switch (err) {
 	case EOPNOTSUPP:
-		return "kcore's VMCOREINFO does not say where the table is (Linux >= 6.0), "
-		       "or struct module is laid out unlike the kernels known";
+		return "this kernel's VMCOREINFO does not say where the table is (Linux >= 6.0)";
+	case ENOEXEC:
+		return "struct module is laid out unlike the kernels known";
 	case EBADMSG:
 		return "the tables there are not laid out as this code reads them";
 	case EPROTO:
@@ -562,8 +577,9 @@ static const char *kmem_error(int err)
 
 /*
  * A live source that did not serve (err): stopped; an error where it was the
- * one asked for; else a verbose line, once ("name: why; next"). -EAGAIN: the
- * next source's turn.
+ * one asked for; else a verbose line, once ("name: why; next"): a note where
+ * the kernel does not have it (EOPNOTSUPP), a warning where it failed.
+ * -EAGAIN: the next source's turn.
  */
 static int source_refused(struct ksym_db *db, int err, bool asked, bool *warned,
 			  const char *failed, const char *name, const char *why, const char *next)
@@ -573,7 +589,7 @@ static int source_refused(struct ksym_db *db, int err, bool asked, bool *warned,
 	if (asked)
 		return fail(db, err, "%s: %s", failed, why);
 	if (db->opts.verbose && !*warned)
-		warn(db, "%s: %s; %s", name, why, next);
+		(err == EOPNOTSUPP ? note : warn)(db, "%s: %s; %s", name, why, next);
 	*warned = true;
 	return -EAGAIN;
 }

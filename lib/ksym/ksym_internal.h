@@ -432,7 +432,7 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
  * NULL: /proc/kcore opened for it), as /proc/kallsyms lists them but for the
  * trampolines and BPF programs listed after the modules. opts must ask for
  * text only (EINVAL). NULL with errno: EOPNOTSUPP no kallsyms in VMCOREINFO
- * (kernel < 6.0) or a struct layout not known here, EBADMSG tables unlike the
+ * (kernel < 6.0), ENOEXEC a struct layout not known here, EBADMSG tables unlike the
  * kernel's, EPROTO no form of address puts _stext where VMCOREINFO says, ESTALE
  * the module list changed under the walk, EINTR stopped;
  * kcore's own errors.

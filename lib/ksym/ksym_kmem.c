@@ -519,10 +519,10 @@ static int walk_btf(struct walk_btf *w)
 	/* exports as 32-bit self-relative offsets (x86-64's PREL32 relocations) */
 	if (!s[0].found || !s[1].found || !s[2].found || s[2].size != 12 || off[10] != 0 ||
 	    off[11] != 4)
-		return -EOPNOTSUPP;
+		return -ENOEXEC;
 	for (i = 0; i < 10; i++)
 		if (off[i] < 0 || off[i] > MOD_HEAD_MAX - MOD_NAME_LEN)
-			return -EOPNOTSUPP;
+			return -ENOEXEC;
 	w->mod.off[KSYM_MOD_NAME] = off[0];
 	w->mod.off[KSYM_MOD_KALLSYMS] = off[1];
 	for (i = 0; i < 4; i++)
@@ -658,6 +658,8 @@ static int module_syms(struct ksym_kcore *kc, const struct seen *seen, struct ks
 		if (err)
 			return err == -EFAULT ? -ESTALE : err;
 		err = ksym_modlive__read_at(kc, &w.mod, name, at, &ex, f);
+		if (err == -EOPNOTSUPP)
+			err = -ENOEXEC;	/* a layout not known here, not a kernel without the table */
 		free(ex.v);
 	}
 	return err;

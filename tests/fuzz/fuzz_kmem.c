@@ -54,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ksym_kcore__close(kc);
 	if (!t) {
 		if (errno != EFAULT && errno != EIO && errno != EBADMSG && errno != ESTALE &&
-		    errno != EOPNOTSUPP && errno != ENOENT && errno != EPROTO) {
+		    errno != EOPNOTSUPP && errno != ENOENT && errno != EPROTO &&
+		    errno != ENOEXEC) {
 			fprintf(stderr, "fuzz_kmem: unexpected error %d\n", errno);
 			abort();
 		}

@@ -218,8 +218,8 @@ struct ksym_table *ksym_table__load_iter(const struct ksym_parse_opts *opts);
  * BPF's trampolines and BPF programs; real addresses whatever
  * kernel.kptr_restrict says. opts->text_only is required (EINVAL). Needs
  * CAP_SYS_RAWIO (root) and no kernel lockdown. NULL with errno: EOPNOTSUPP
- * no table in VMCOREINFO (kernel < 6.0) or structs not laid out as known here,
- * EBADMSG a table unlike the kernel's, EPROTO no single form of its addresses
+ * no table in VMCOREINFO (kernel < 6.0), ENOEXEC struct module not laid out
+ * as known here, EBADMSG a table unlike the kernel's, EPROTO no single form of its addresses
  * (absolute, base-relative, with absolute per-CPU, place-relative) puts _stext
  * where VMCOREINFO says, ESTALE the module list changed while it was read,
  * EINTR opts->stop set; EACCES/EPERM kcore refused.
@@ -457,6 +457,12 @@ struct ksym_db_opts {
 		KSYM_SYMS_KALLSYMS,
 		KSYM_SYMS_KMEM,
 	} syms_from;
+	/*
+	 * Verbose lines that say which way the load went, not that something is
+	 * wrong: a source this kernel does not have, passed over (one line, no
+	 * newline). NULL: "ksym: ..." on stderr.
+	 */
+	void (*note)(const char *msg);
 };
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
