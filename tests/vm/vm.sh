@@ -4,7 +4,8 @@
 #   vm.sh initramfs SERIES           build (or reuse) the initramfs; prints its path
 #   vm.sh run SERIES SHARE [SECONDS] boot, run SHARE/job in the guest, power off
 #
-# SERIES is 6.12 (bookworm-backports) or 6.1 (bookworm). The job's output lands in
+# SERIES is 6.12 (bookworm-backports), 6.1 (bookworm), 5.10 (bullseye) or newest
+# (trixie-backports' current kernel); see scripts/pkgcache. The job's output lands in
 # SHARE/out/log, ending in "# vm-done rc=N"; without that line the guest hung or
 # crashed, and run says so and fails. QEMU always runs single-threaded TCG under
 # timeout: KVM hangs on this machine and multi-threaded TCG can corrupt the
@@ -20,13 +21,9 @@ case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 
 die() { echo "vm.sh: $*" >&2; exit 1; }
 
-# Modules the 9p share needs, per kernel; dependencies are added from .modinfo.
-want_modules() {
-	case $1 in
-	6.1) echo virtio_pci 9pnet_virtio 9p ;;
-	*) echo 9pnet_virtio 9p ;;
-	esac
-}
+# Modules the 9p share needs; dependencies are added from .modinfo, and what the
+# kernel has built in (virtio_pci from 6.12 on) is left out by modules.sh.
+want_modules() { echo virtio_pci 9pnet_virtio 9p; }
 
 . "$here/modules.sh"
 
@@ -35,7 +32,8 @@ initramfs() {
 	kdir=$("$top/scripts/pkgcache" kernel "$series")
 	rel=$(cat "$kdir/release")
 	out=$OUTPUT/vm/$rel/initrd.cpio.gz
-	if [ -f "$out" ] && [ "$out" -nt "$here/init" ] && [ "$out" -nt "$here/vm.sh" ]; then
+	if [ -f "$out" ] && [ "$out" -nt "$here/init" ] && [ "$out" -nt "$here/vm.sh" ] &&
+		[ "$out" -nt "$here/modules.sh" ]; then
 		echo "$out"; return
 	fi
 	mkdir -p "$OUTPUT/vm/$rel"
@@ -48,8 +46,16 @@ initramfs() {
 	for m in $(want_modules "$series"); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
 	printf '%s\n' "${order[@]}" > "$root/modules/order"
-	# not loaded at boot: tests load them to change the module list
-	for m in dummy ifb; do mod_extract "$(mod_file $m)" > "$root/modules/$m.ko"; done
+	# not loaded at boot: tests load them to change the module list. A kernel
+	# built without them is warned about; one that lists them but lacks the file
+	# is broken.
+	for m in dummy ifb; do
+		if b=$(mod_file $m) && [ -n "$b" ]; then mod_extract "$b" > "$root/modules/$m.ko"
+		elif mod_built $m; then die "$rel: modules.order lists $m but there is no file"
+		elif mod_builtin $m; then echo "vm.sh: $rel has $m built in: no module to load" >&2
+		else echo "vm.sh: $rel has no $m module" >&2
+		fi
+	done
 	# bpftool for the link checks, strace to make a system call fail (both
 	# dynamic), with the libraries they need
 	for b in bpftool strace; do
