@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh [SERIES]: the attach-stall comparison in the guest (default 6.12):
+# bench.sh [SERIES]: the attach-stall comparison in the guest (default newest):
 # vfs_* in one kprobe.multi link, then 50 functions with a kprobe.session link
 # each, every resolver in turn (--compare: cold, warm, a boot's first run from the
 # build cache, the kernel, libbpf, the floor), the whole-table read, the example
@@ -9,11 +9,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
-series=${1:-6.12}
+series=${1:-newest}
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
 mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT/tests/iter_dump" "$share/bin/"
 cat > "$share/job" <<'JOB'
 K=./bin/ksymattach
+echo "### kernel $(uname -r)"
 echo "### vfs_*, one link, kprobe.multi"
 $K -p 'vfs_*' --compare --rounds 5
 P=$(awk '$2 ~ /^vfs_/ && !seen[$2]++ {printf "-p %s ", $2}' \

@@ -1,2 +1,2 @@
 #!/bin/sh
-exec "$(dirname "$0")/suite.sh" 6.1
+exec "$(dirname "$0")/suite.sh" 6.1 fallback

@@ -1,2 +1,2 @@
 #!/bin/sh
-exec "$(dirname "$0")/suite.sh" 6.12
+exec "$(dirname "$0")/suite.sh" 6.12 full

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# suite.sh SERIES: the VM test suite for one kernel, as TAP for prove. Boots the
-# guest once with the static binary and the guest tests in a 9p share.
+# suite.sh SERIES KIND: the VM test suite for one kernel, as TAP for prove. Boots
+# the guest once with the static binary and the guest tests in a 9p share. KIND:
+# full (kprobe.multi and kprobe.session) or fallback (classic kprobes only).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
-series=$1
+series=$1 kind=$2
 share=$OUTPUT/vm-share/$series
 rm -rf "$share"; mkdir -p "$share/bin" "$share/out"
 cp "$OUTPUT/ksymattach" "$share/bin/" || { echo "1..0 # SKIP build/ksymattach missing"; exit 1; }
@@ -14,7 +15,7 @@ cp "$OUTPUT/ksymattach" "$share/bin/" || { echo "1..0 # SKIP build/ksymattach mi
 cp "$OUTPUT/examples/agent" "$share/bin/" 2>/dev/null
 cp "$OUTPUT/tests/iter_dump" "$share/bin/" 2>/dev/null
 cp -r "$here/guest" "$share/tests"
-echo "sh /host/tests/run.sh $series" > "$share/job"
+echo "sh /host/tests/run.sh $series $kind" > "$share/job"
 if ! err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1); then
 	echo "1..1"
 	echo "not ok 1 - guest $series: $(echo "$err" | head -n1)"

@@ -36,7 +36,7 @@ for delay in 0.1 0.5 1.2 2.5; do
 	rm -rf /run/ksymattach	# cold: reading, parsing, the kcore check, the cache write
 	sig_try INT $delay $K -p 'vfs_*'
 	sig_try TERM $delay $K -p 'vfs_*'	# warm now, or cold again where interrupted
-	[ "$series" = 6.1 ] && continue
+	[ "$kind" = fallback ] && continue
 	sig_try INT $delay $K -p 'vfs_*' -m session
 done
 # --compare, a run of runs: once, in its middle (6.1: classic kprobes in every row)
@@ -59,7 +59,7 @@ is "$sig_bad" 0 "signals at $sig_runs points of cold, warm, session, compare and
 # On 6.1 an exit detaches up to 73 classic kprobes, one kprobe unregistered each
 # (2.8-3.3 s in this guest from eight threads; 6.1 s seen for a run signalled
 # mid-attach): that is in its bound
-bound=3000; [ "$series" = 6.1 ] && bound=12000
+bound=3000; [ "$kind" = fallback ] && bound=12000
 echo "# slowest exit after a signal: $sig_max ms ($sig_max_at)"
 check "signals: every interrupted run exited within $((bound / 1000)) s of its signal under TCG ($sig_max ms)" \
 	[ "$sig_max" -le $bound ]
