@@ -30,4 +30,16 @@ while IFS= read -r line; do
 	*) echo "# $line" ;;
 	esac
 done < "$share/out/log"
+# what the kernel offered, kept for scripts/kernel-table, and the README's row
+# for it held against this run
+if [ -s "$share/out/features" ]; then
+	mkdir -p "$OUTPUT/kernels"
+	cp "$share/out/features" "$OUTPUT/kernels/$series.features"
+	n=$((n + 1))
+	if err=$(OUTPUT=$OUTPUT "$top/scripts/kernel-table" --check "$series" "$top/README.md" 2>&1); then
+		echo "ok $n - the README's kernel table says what this run found on $series"
+	else
+		echo "not ok $n - $err"
+	fi
+fi
 echo "1..$n"

@@ -1,6 +1,8 @@
 # TAP helpers for the guest (busybox sh). Numbering is done by the host driver.
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
+# skip DESC REASON: a test this kernel cannot run, said in TAP
+skip() { echo "ok - $1 # SKIP $2"; }
 # check DESC CMD...: passes when CMD succeeds
 check() {
 	d=$1; shift
@@ -21,6 +23,21 @@ json_hits() {
 		sed 's/.*"hits"://' | head -n1
 }
 kprobe_multi_links() { bpftool link show 2>/dev/null | grep -c kprobe_multi; }
+# Classic kprobes with a program: perf-event links, or (a kernel without them,
+# before 5.15) perf events given the program by ioctl
+kprobes_attached() {
+	_n=$(bpftool link show 2>/dev/null | grep -c perf_event)
+	[ "$_n" -gt 0 ] || _n=$(bpftool perf show 2>/dev/null | grep -c kprobe)
+	echo "$_n"
+}
+# What the kernel has, by its own word: the ksym iterator (Linux 6.0), and its
+# table's place in the VMCOREINFO note kcore carries (6.0)
+has_iter() { grep -q ' bpf_iter_ksym_init$' /proc/kallsyms; }
+has_kmem() { head -c 65536 /proc/kcore 2>/dev/null | grep -qa 'SYMBOL(kallsyms_names)='; }
+# The source a cold run reads the kernel's symbols from here
+cold_source() {
+	if has_kmem; then echo kmem; elif has_iter; then echo iter; else echo kallsyms; fi
+}
 # Every BPF link there is; "bpftool failed" where it cannot tell (no count of 0 then)
 links_left() {
 	_l=$(bpftool link show 2>&1) || { echo "bpftool failed: $_l" | head -n1; return; }

@@ -19,7 +19,7 @@ $K -p vfs_read -p vfs_write -d 120 -o json > $O/fb.json 2> $O/fb.err &
 pid=$!
 check "fallback: announces it is attached" wait_for $O/fb.err 60 'attached'
 check "fallback: warns it uses classic kprobes" grep -q 'no kprobe.multi; attaching classic kprobes to 2 functions' $O/fb.err
-is "$(bpftool link show 2>/dev/null | grep -c perf_event)" 2 "fallback: two perf-event links while attached"
+is "$(kprobes_attached)" 2 "fallback: two kprobes with the program while attached"
 dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 kill -INT $pid; wait $pid
 check "fallback: reported as such" grep -q '"fallback":true' $O/fb.json
@@ -36,7 +36,7 @@ for r in kernel libbpf; do
 	$K -p vfs_read -p vfs_write -r $r -d 120 -o json > $O/fb-$r.json 2> $O/fb-$r.err &
 	pid=$!
 	check "-r $r: attached" wait_for $O/fb-$r.err 60 'attached'
-	is "$(bpftool link show 2>/dev/null | grep -c perf_event)" 2 "-r $r: two perf-event links while attached"
+	is "$(kprobes_attached)" 2 "-r $r: two kprobes with the program while attached"
 	dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 	kill -INT $pid; wait $pid
 	ge "$(json_hits vfs_read $O/fb-$r.json)" $N "-r $r: vfs_read hits >= $N reads"

@@ -28,4 +28,5 @@ esac
 part faults.sh
 part signals.sh
 part errors.sh
+part features.sh
 part lockdown.sh	# last: lockdown cannot be lifted

@@ -1,7 +1,8 @@
 # Traceable functions from /proc/kallsyms + call sites in /proc/kcore (the default)
 # against tracefs' own lists, on the whole kernel.
 $K -l -p '*' -o json --no-cache > $O/all-k.json 2> $O/all-k.err
-check "default source: the kernel's symbols checked in kcore" grep -q '"source":"kmem+kcore"' $O/all-k.json
+src=$(cold_source)
+check "default source: the kernel's symbols ($src) checked in kcore" grep -q "\"source\":\"$src+kcore\"" $O/all-k.json
 $K -l -p '*' --source tracefs --no-cache > $O/all-t.txt 2> $O/all-t.err
 $K -l -p '*' --source kallsyms --no-cache > $O/all-k.txt 2>> $O/all-k.err
 is "$(cat $O/all-k.err $O/all-t.err)" "" "both listings without a warning"
@@ -15,7 +16,7 @@ if ! cmp -s $O/all-k.txt.body $O/all-m.txt.body; then
 	$K -l -p '*' --source kallsyms --no-cache 2>/dev/null | sed '$d' > $O/all-k.txt.body
 	$K -l -p '*' --no-cache 2>/dev/null | sed '$d' > $O/all-m.txt.body
 fi
-check "the whole kernel: kmem (the default) lists what kallsyms does ($(wc -l < $O/all-k.txt) lines)" \
+check "the whole kernel: $src (the default) lists what kallsyms does ($(wc -l < $O/all-k.txt) lines)" \
 	cmp -s $O/all-k.txt.body $O/all-m.txt.body
 diff $O/all-k.txt.body $O/all-m.txt.body | head -n 8 | sed 's/^/# kmem: /'
 # "addr name module" lines; 6.1 has no addresses in its list: names there
@@ -28,7 +29,16 @@ awk "/^[0-9a-f]{16} / { print $f }" $O/all-t.txt | sort -u > $O/t.set
 awk "/^[0-9a-f]{16} / { print $f }" $O/all-k.txt | sort -u > $O/k.set
 missing=$(awk 'NR == FNR { k[$0] = 1; next } !($0 in k)' $O/k.set $O/t.set | wc -l)
 extra=$(awk 'NR == FNR { t[$0] = 1; next } !($0 in t)' $O/t.set $O/k.set | wc -l)
-is "$missing" 0 "kcore finds every function tracefs lists ($(wc -l < $O/t.set))"
+# by name alone (no _addrs file), tracefs names a record by the function it is in:
+# one inside a function that has none at its start (5.10: __bpf_tramp_exit) is
+# listed under that function's name, which kcore rightly finds no site of
+if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
+	is "$missing" 0 "kcore finds every function tracefs lists ($(wc -l < $O/t.set))"
+else
+	check "kcore finds every function tracefs lists by name but a few ($missing of $(wc -l < $O/t.set))" \
+		[ "$missing" -le 5 ]
+fi
+awk 'NR == FNR { k[$0] = 1; next } !($0 in k)' $O/k.set $O/t.set | head -n 5 | sed 's/^/# missing: /'
 # a jump label compiled to the same NOP at a function's start looks like a site
 # (the kernel refuses those and the attach engine leaves them out)
 check "kcore's extras are a handful of look-alikes ($extra)" [ "$extra" -le 40 ]
@@ -42,7 +52,11 @@ check "a tracer is attached" wait_for $O/bg.err 60 'attached'
 n=$($K -l -p 'vfs_*' --source kallsyms --no-cache | awk '/^[0-9a-f]{16} / { n++ } END { print n + 0 }')
 is "$n" "$want" "vfs_* while vfs_read and vfs_write are traced"
 # the kernel's table in memory lists no trampoline: a call to one is still a site
-$K -l -p 'vfs_*' --source kallsyms --no-cache | sed '$d' > $O/tr.k
-$K -l -p 'vfs_*' --source kmem --no-cache | sed '$d' > $O/tr.m
-check "vfs_* while traced: kmem lists what kallsyms does ($(wc -l < $O/tr.k) lines)" cmp -s $O/tr.k $O/tr.m
+if has_kmem; then
+	$K -l -p 'vfs_*' --source kallsyms --no-cache | sed '$d' > $O/tr.k
+	$K -l -p 'vfs_*' --source kmem --no-cache | sed '$d' > $O/tr.m
+	check "vfs_* while traced: kmem lists what kallsyms does ($(wc -l < $O/tr.k) lines)" cmp -s $O/tr.k $O/tr.m
+else
+	skip "vfs_* while traced: kmem lists what kallsyms does" "no kallsyms in VMCOREINFO (Linux 6.0)"
+fi
 kill -INT $pid; wait $pid
