@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,12 @@ struct row {
 	double stall[MAX_ROUNDS];	/* read ... load, attach: start to attached */
 	size_t targets, links;
 	bool fell_back;		/* classic kprobes: the kernel has no kprobe.multi */
+	/*
+	 * What the kernel or libbpf refused in this row's first run, which ends
+	 * the row, not the comparison: one refusal of the same functions is what
+	 * a user of that resolver gets too. Empty: the row ran.
+	 */
+	char refused[320];
 };
 
 enum { ROW_COLD, ROW_WARM, ROW_BOOT, ROW_KERNEL, ROW_LIBBPF, ROW_FLOOR, NROWS };
@@ -88,6 +95,12 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 		err = kattach__attach(a);
 	kattach__detach(a);
 	getrusage(RUSAGE_SELF, &r1);
+	/* ksym's own rows must run; another resolver's refusal is its row's result */
+	if (err && err != -EINTR && r->resolver != KATTACH_RES_KSYM) {
+		snprintf(r->refused, sizeof(r->refused), "%s", kattach__errmsg(a));
+		kattach__free(a);
+		return 0;
+	}
 	if (err) {
 		fprintf(stderr, "ksymattach: compare, %s: %s\n", r->name, kattach__errmsg(a));
 		kattach__free(a);
@@ -123,82 +136,135 @@ static const double *measure_of(const struct row *r, enum measure m)
 	return m == M_STALL ? r->stall : r->resatt;
 }
 
+/* A row's median of v, NAN where the row was refused. */
+static double med(const struct row *r, const double *v, int n)
+{
+	return r->refused[0] ? NAN : stats(v, n).med;
+}
+
+/* A cell: median [min-max], or the row's refusal. */
+static void print_cell(const struct row *r, const double *v, int n)
+{
+	struct stat3 s = stats(v, n);
+	char cell[64];
+
+	if (r->refused[0])
+		snprintf(cell, sizeof(cell), "refused");
+	else
+		snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
+	printf(" %26s", cell);
+}
+
+/* A number, "-" where it is none (a refused row's). */
+static void print_num(double x)
+{
+	if (isnan(x))
+		printf(" %26s", "-");
+	else
+		printf(" %26.1f", x);
+}
+
+/* A ratio, "-" where either side was refused. */
+static void print_ratio(double x, double of, int decimals)
+{
+	if (isnan(x) || isnan(of))
+		printf(" %26s", "-");
+	else
+		printf(" %25.*fx", decimals, x / of);
+}
+
 /* One measure for every row, median [min-max], then its ratios to libbpf and the floor. */
 static void print_block(const char *title, enum measure m, int n)
 {
-	double lib = stats(measure_of(&rows[ROW_LIBBPF], m), n).med;
-	double flo = stats(measure_of(&rows[ROW_FLOOR], m), n).med;
+	double lib = med(&rows[ROW_LIBBPF], measure_of(&rows[ROW_LIBBPF], m), n);
+	double flo = med(&rows[ROW_FLOOR], measure_of(&rows[ROW_FLOOR], m), n);
 	size_t i;
 
 	printf("\n\n%-8s", title);
-	for (i = 0; i < NROWS; i++) {
-		struct stat3 s = stats(measure_of(&rows[i], m), n);
-		char cell[64];
-
-		snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
-		printf(" %26s", cell);
-	}
+	for (i = 0; i < NROWS; i++)
+		print_cell(&rows[i], measure_of(&rows[i], m), n);
 	printf("\n%-8s", "/libbpf");
 	for (i = 0; i < NROWS; i++)
-		printf(" %25.3fx", stats(measure_of(&rows[i], m), n).med / lib);
+		print_ratio(med(&rows[i], measure_of(&rows[i], m), n), lib, 3);
 	printf("\n%-8s", "/floor");
 	for (i = 0; i < NROWS; i++)
-		printf(" %25.2fx", stats(measure_of(&rows[i], m), n).med / flo);
+		print_ratio(med(&rows[i], measure_of(&rows[i], m), n), flo, 2);
+}
+
+/* The kernel's name lookup: the kernel row's attach phase over ksym's, per name. */
+static double kernel_us_per_name(int n)
+{
+	return (med(&rows[ROW_KERNEL], rows[ROW_KERNEL].ph[KATTACH_PH_ATTACH], n) -
+		med(&rows[ROW_COLD], rows[ROW_COLD].ph[KATTACH_PH_ATTACH], n)) * 1e3 /
+	       rows[ROW_COLD].targets;
 }
 
 static void print_text(const struct compare_opts *o, int n)
 {
-	struct stat3 lib = stats(rows[ROW_LIBBPF].total, n), s;
+	double lib = med(&rows[ROW_LIBBPF], rows[ROW_LIBBPF].total, n);
 	size_t i;
 	int ph;
 
-	printf("compare on %s: %zu functions, %zu link%s each, %s%s, %d rounds\n"
+	printf("compare on %s: %zu function%s, %zu link%s each, %s%s, %d round%s\n"
 	       "milliseconds, median [min-max]; libbpf resolves inside its attach call;\n"
 	       "res+att = read+parse+index+match+attach, what a resolver adds; stall = res+att\n"
 	       "+load, start to attached; floor: the addresses known, an empty program loaded raw\n\n",
 	       o->kernel ? o->kernel : "(symbols from a file)", rows[ROW_COLD].targets,
-	       rows[ROW_COLD].links, rows[ROW_COLD].links == 1 ? "" : "s",
+	       rows[ROW_COLD].targets == 1 ? "" : "s", rows[ROW_COLD].links, rows[ROW_COLD].links == 1 ? "" : "s",
 	       rows[ROW_COLD].fell_back ? "classic kprobes (no kprobe.multi; kernel and libbpf "
 					  "by name, the kernel resolving each)" : "kprobe.",
-	       rows[ROW_COLD].fell_back ? "" : kattach__mode_name(o->attach->mode), n);
+	       rows[ROW_COLD].fell_back ? "" : kattach__mode_name(o->attach->mode), n,
+	       n == 1 ? "" : "s");
 	printf("%-8s", "PHASE");
 	for (i = 0; i < NROWS; i++)
 		printf(" %26s", rows[i].name);
 	printf("\n");
 	for (ph = 0; ph <= KATTACH_PH_CNT; ph++) {
 		printf("%-8s", ph < KATTACH_PH_CNT ? kattach__phase_name(ph) : "total");
-		for (i = 0; i < NROWS; i++) {
-			char cell[64];
-
-			s = stats(ph < KATTACH_PH_CNT ? rows[i].ph[ph] : rows[i].total, n);
-			snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
-			printf(" %26s", cell);
-		}
+		for (i = 0; i < NROWS; i++)
+			print_cell(&rows[i], ph < KATTACH_PH_CNT ? rows[i].ph[ph] : rows[i].total, n);
 		printf("\n");
 	}
 	printf("%-8s", "user");
 	for (i = 0; i < NROWS; i++)
-		printf(" %26.1f", stats(rows[i].user, n).med);
+		print_num(med(&rows[i], rows[i].user, n));
 	printf("\n%-8s", "system");
 	for (i = 0; i < NROWS; i++)
-		printf(" %26.1f", stats(rows[i].sys, n).med);
+		print_num(med(&rows[i], rows[i].sys, n));
 	printf("\n%-8s", "/libbpf");
 	for (i = 0; i < NROWS; i++)
-		printf(" %25.3fx", stats(rows[i].total, n).med / lib.med);
+		print_ratio(med(&rows[i], rows[i].total, n), lib, 3);
 	/* what a resolver adds: its own phases plus the attach call; and the whole stall */
 	print_block("res+att", M_RESATT, n);
 	print_block("stall", M_STALL, n);
-	/* the kernel's name lookup: the attach phase over ksym's, per name */
-	printf("\n\nkernel-side name resolution: %+.1f us per name (attach, kernel vs ksym-cold)\n",
-	       (stats(rows[ROW_KERNEL].ph[KATTACH_PH_ATTACH], n).med -
-		stats(rows[ROW_COLD].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[ROW_COLD].targets);
+	if (!rows[ROW_KERNEL].refused[0])
+		printf("\n\nkernel-side name resolution: %+.1f us per name (attach, kernel vs "
+		       "ksym-cold)\n", kernel_us_per_name(n));
+	else
+		printf("\n\n");
+	for (i = 0; i < NROWS; i++)
+		if (rows[i].refused[0])
+			printf("%s refused: %s%s\n", rows[i].name, rows[i].refused,
+			       i == ROW_LIBBPF ? " (what an agent using libbpf gets too)" :
+			       i == ROW_KERNEL ? " (what an agent passing names gets too)" : "");
+}
+
+/* A JSON number, null where it is none (a refused row's). */
+static void json_num(const char *key, double v)
+{
+	if (isnan(v) || isinf(v))
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%.4f", key, v);
 }
 
 static void print_json(const struct compare_opts *o, int n)
 {
-	struct stat3 lib = stats(rows[ROW_LIBBPF].total, n), s;
-	double lib_stall = stats(rows[ROW_LIBBPF].stall, n).med;
-	double floor_stall = stats(rows[ROW_FLOOR].stall, n).med;
+	double lib = med(&rows[ROW_LIBBPF], rows[ROW_LIBBPF].total, n);
+	double lib_resatt = med(&rows[ROW_LIBBPF], rows[ROW_LIBBPF].resatt, n);
+	double lib_stall = med(&rows[ROW_LIBBPF], rows[ROW_LIBBPF].stall, n);
+	double floor_stall = med(&rows[ROW_FLOOR], rows[ROW_FLOOR].stall, n);
+	struct stat3 s;
 	size_t i;
 	int ph;
 
@@ -209,26 +275,35 @@ static void print_json(const struct compare_opts *o, int n)
 	       rows[ROW_COLD].fell_back ? "true" : "false", rows[ROW_COLD].targets,
 	       rows[ROW_COLD].links, n);
 	for (i = 0; i < NROWS; i++) {
+		const struct row *r = &rows[i];
+
+		if (r->refused[0]) {
+			printf("%s{\"resolver\":\"%s\",\"refused\":", i ? "," : "", r->name);
+			report__json_str(stdout, r->refused);
+			printf("}");
+			continue;
+		}
 		printf("%s{\"resolver\":\"%s\",\"phases_ms\":{", i ? "," : "", rows[i].name);
 		for (ph = 0; ph < KATTACH_PH_CNT; ph++) {
 			s = stats(rows[i].ph[ph], n);
 			printf("%s\"%s\":{\"median\":%.3f,\"min\":%.3f,\"max\":%.3f}", ph ? "," : "",
 			       kattach__phase_name(ph), s.med, s.min, s.max);
 		}
-		s = stats(rows[i].total, n);
+		s = stats(r->total, n);
 		printf("},\"total_ms\":{\"median\":%.3f,\"min\":%.3f,\"max\":%.3f},"
-		       "\"user_ms\":%.3f,\"system_ms\":%.3f,\"ratio_to_libbpf\":%.4f,"
-		       "\"resolve_attach_ms\":%.3f,\"resolve_attach_ratio_to_libbpf\":%.4f,"
-		       "\"stall_ms\":%.3f,\"stall_ratio_to_libbpf\":%.4f,\"stall_ratio_to_floor\":%.4f}",
-		       s.med, s.min, s.max, stats(rows[i].user, n).med, stats(rows[i].sys, n).med,
-		       s.med / lib.med, stats(rows[i].resatt, n).med,
-		       stats(rows[i].resatt, n).med / stats(rows[ROW_LIBBPF].resatt, n).med,
-		       stats(rows[i].stall, n).med, stats(rows[i].stall, n).med / lib_stall,
-		       stats(rows[i].stall, n).med / floor_stall);
+		       "\"user_ms\":%.3f,\"system_ms\":%.3f", s.med, s.min, s.max,
+		       stats(r->user, n).med, stats(r->sys, n).med);
+		json_num("ratio_to_libbpf", s.med / lib);
+		printf(",\"resolve_attach_ms\":%.3f", stats(r->resatt, n).med);
+		json_num("resolve_attach_ratio_to_libbpf", stats(r->resatt, n).med / lib_resatt);
+		printf(",\"stall_ms\":%.3f", stats(r->stall, n).med);
+		json_num("stall_ratio_to_libbpf", stats(r->stall, n).med / lib_stall);
+		json_num("stall_ratio_to_floor", stats(r->stall, n).med / floor_stall);
+		printf("}");
 	}
-	printf("],\"kernel_extra_us_per_name\":%.3f}\n",
-	       (stats(rows[ROW_KERNEL].ph[KATTACH_PH_ATTACH], n).med -
-		stats(rows[ROW_COLD].ph[KATTACH_PH_ATTACH], n).med) * 1e3 / rows[ROW_COLD].targets);
+	printf("]");
+	json_num("kernel_extra_us_per_name", kernel_us_per_name(n));
+	printf("}\n");
 }
 
 int compare__run(const struct compare_opts *o)
@@ -248,7 +323,7 @@ int compare__run(const struct compare_opts *o)
 	/* warm the caches once, so "ksym-warm" and "ksym-boot" are from their first round */
 	for (round = -1; round < n; round++) {
 		for (i = 0; i < NROWS; i++) {
-			if (round < 0 && i != ROW_WARM && i != ROW_BOOT)
+			if ((round < 0 && i != ROW_WARM && i != ROW_BOOT) || rows[i].refused[0])
 				continue;
 			/* each run detached already: a signal just ends the comparison */
 			if (o->attach->stop && *o->attach->stop)

@@ -91,6 +91,22 @@ is "$?" 130 "SIGINT while attaching: exit 130"
 check "SIGINT while attaching: says so" grep -q 'interrupted while attaching' $O/int.err
 is "$(kprobe_multi_links)" 0 "SIGINT while attaching: no link left"
 
+# --compare where the kernel and libbpf refuse a function (a jump label's NOP at
+# its start, which tracefs does not list): their rows say so, ksym's run
+la=$(awk 'NR == FNR { t[$0] = 1; next } !($0 in t) { print $2; exit }' $O/t.set $O/k.set)
+if [ -n "$la" ]; then
+	$K -p "$la" -p vfs_read --compare --rounds 1 -o json > $O/cmpref.json 2> $O/cmpref.err
+	rc=$?
+	check "compare, $la (no ftrace site) and vfs_read: libbpf's refusal is its row, ksym's rows ran" \
+		sh -c "[ $rc -eq 0 ] && grep -q '\"resolver\":\"libbpf\",\"refused\":\"' $O/cmpref.json &&
+		       grep -q '\"resolver\":\"ksym-cold\",\"phases_ms\"' $O/cmpref.json &&
+		       grep -q '\"resolver\":\"floor\",\"phases_ms\"' $O/cmpref.json"
+	grep -o '"resolver":"[a-z-]*","refused":"[^"]*"' $O/cmpref.json | sed 's/^/# /'
+	is "$(kprobe_multi_links)" 0 "compare with refused rows: no link left"
+else
+	skip "compare with refused rows" "kcore lists no function tracefs does not"
+fi
+
 # SIGINT during --compare: stops between runs, exit 130, nothing left attached
 $K -p 'vfs_*' --compare --rounds 5 > $O/cmpint.out 2> $O/cmpint.err &
 pid=$!
