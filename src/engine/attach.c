@@ -369,8 +369,12 @@ static int no_bpf(struct kattach *a)
 		enosys = syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS;
 	if (!enosys)
 		return 0;
-	/* not __x64_sys_bpf: without BPF the kernel has a weak stub of that name */
-	if (kernel_symbol("__sys_bpf") > 0)
+	/*
+	 * kernel/bpf/syscall.c's, which only a kernel with the system call has
+	 * (not __x64_sys_bpf: without it the kernel has a weak stub of that name;
+	 * not __sys_bpf: Linux 5.14 made it)
+	 */
+	if (kernel_symbol("bpf_prog_put") > 0)
 		return fail(a, ENOSYS, "the bpf() system call fails with ENOSYS, though kernel %s "
 				       "has it: something refuses it so (a seccomp filter?)",
 			    release());
