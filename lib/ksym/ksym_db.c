@@ -97,32 +97,34 @@ static int fail(struct ksym_db *db, int err, const char *fmt, ...)
 	return err < 0 ? err : -err;
 }
 
-static void warn(const struct ksym_db *db, const char *fmt, ...)
+/* One line to the caller's function, else to stderr behind prefix. */
+static void say(void (*fn)(const char *), const char *prefix, const char *fmt, va_list ap)
 {
 	char msg[400];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (fn)
+		fn(msg);
+	else
+		fprintf(stderr, "%s%s\n", prefix, msg);
+}
+
+static void warn(const struct ksym_db *db, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say(db->opts.warn, "ksym: warning: ", fmt, ap);
 	va_end(ap);
-	if (db->opts.warn)
-		db->opts.warn(msg);
-	else
-		fprintf(stderr, "ksym: warning: %s\n", msg);
 }
 
 static void note(const struct ksym_db *db, const char *fmt, ...)
 {
-	char msg[400];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say(db->opts.note, "ksym: ", fmt, ap);
 	va_end(ap);
-	if (db->opts.note)
-		db->opts.note(msg);
-	else
-		fprintf(stderr, "ksym: %s\n", msg);
 }
 
 /* The build cache's file for this build (the one used, once one was), for its messages. */
