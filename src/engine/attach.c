@@ -803,17 +803,17 @@ static int kprobe_pmu(void)
 }
 
 /*
- * A classic kprobe at addr (or at name, where given) with the program linked
- * to it: the link's fd, or -errno; *at_link: the kprobe was made, the link was
- * refused (not the address's fault).
- */
-/*
  * Whether the kernel links a program to a perf event (BPF_PERF_EVENT, Linux
  * >= 5.15); before, the event takes the program by ioctl and its fd is the
  * link. -1: not asked yet.
  */
 static int perf_links = -1;
 
+/*
+ * A classic kprobe at addr (or at name, where given) with the program linked
+ * to it: the link's fd, or -errno; *at_link: the kprobe was made, the link was
+ * refused (not the address's fault).
+ */
 static int kprobe_link(struct kattach *a, int pmu, uint64_t addr, const char *name,
 		       bool *at_link)
 {
