@@ -287,7 +287,7 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # (single-threaded TCG), so two keep both cores busy; what they share (downloads,
 # the root filesystem) is locked. The longest suite starts first: last, it ran
 # alone for minutes.
-VM_FIRST := tests/vm/linux-newest.t tests/vm/linux-6.12.t tests/vm/fleet-6.12.t
+VM_FIRST := tests/vm/linux-newest.t tests/vm/linux-6.12.t tests/vm/fleet-trixie.t tests/vm/fleet-6.12.t
 VM_TESTS := $(VM_FIRST) $(filter-out $(VM_FIRST),$(wildcard tests/vm/*.t))
 check: all examples deb $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS)
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS) tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# rootfs.sh: a Debian 12 (bookworm) root filesystem with systemd as PID 1, for the
-# tests that boot a real system (tests/vm/sysboot.sh turns it into a disk image).
+# rootfs.sh: a Debian root filesystem with systemd as PID 1 (bookworm or trixie), for
+# the tests that boot a real system (tests/vm/sysboot.sh turns it into a disk image).
 #
-#   rootfs.sh build    build the tarball once, or reuse it; prints its path
-#   rootfs.sh path     print the path the current recipe's tarball has (built or not)
+#   rootfs.sh build [SUITE]    build the tarball once, or reuse it; prints its path
+#   rootfs.sh path [SUITE]     print the path the current recipe's tarball has (built or not)
 #
-# Built by mmdebstrap from Debian's archive (KSYM_MIRROR, KSYM_SECURITY_MIRROR, as in
-# scripts/pkgcache), trusting only debian-archive-keyring; /etc/apt is not used.
-# Cached as $KSYM_CACHE/rootfs/bookworm-<hash>.tar.zst, the hash taken over the
-# recipe (suite, variant, packages, RECIPE): an unchanged recipe is reused offline, a
+# SUITE is bookworm (Debian 12, the default) or trixie (Debian 13). Built by
+# mmdebstrap from Debian's archive (KSYM_MIRROR, KSYM_SECURITY_MIRROR, as in
+# scripts/pkgcache): SUITE, SUITE-updates and SUITE-security, trusting only
+# debian-archive-keyring; neither /etc/apt nor the host's dpkg is used or changed.
+# Cached as $KSYM_CACHE/rootfs/SUITE-<hash>.tar.zst, the hash taken over the recipe
+# (suite, variant, packages, RECIPE): an unchanged recipe is reused offline, a
 # changed one builds anew. The tarball is the archive as it was when built, security
 # updates included; KSYM_REFRESH=1 (as for pkgcache) builds it again. Only generic
 # content goes here; what a test VM needs (units, fstab, hostname, modules) is added
@@ -18,13 +20,14 @@ set -euo pipefail
 
 # Bump when the build below changes what lands in the tarball.
 RECIPE=2
-SUITE=bookworm
 VARIANT=minbase
 # systemd-sysv: /sbin/init; udev: device units (fstab, modules for devices); dbus:
 # logind and node_exporter's systemd collector; curl: /metrics from inside the guest;
-# bpftool: which links are attached; bash-completion: the completion test.
+# bpftool: which links are attached; bash-completion: the completion test. The same
+# names in both suites.
 PACKAGES=(systemd-sysv udev dbus kmod procps iproute2 curl bpftool prometheus-node-exporter
 	bash-completion)
+SUITES="bookworm trixie"
 
 CACHE=${KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksymattach}
 MIRROR=${KSYM_MIRROR:-http://deb.debian.org/debian}
@@ -45,8 +48,9 @@ build() {
 	[ "$(id -u)" -eq 0 ] || die "building the root filesystem needs root (mmdebstrap root mode)"
 	command -v mmdebstrap >/dev/null || die "mmdebstrap missing: run 'make deps'"
 	mkdir -p "$CACHE/rootfs"
-	# One builder at a time (the 6.12 and 6.1 tests may start together); whoever
-	# waited finds the tarball done.
+	# One builder at a time, whatever the suite (the fleet tests may start
+	# together; two mmdebstraps would share two cores); whoever waited for the same
+	# suite finds the tarball done.
 	exec 9> "$CACHE/rootfs/.lock"
 	flock 9
 	[ -f "$out" ] && [ -z "${KSYM_REFRESH:-}" ] && { echo "$out"; return; }
@@ -82,8 +86,12 @@ build() {
 	echo "$out"
 }
 
-case ${1:-} in
-build) [ $# -eq 1 ] || die "usage: rootfs.sh build"; build ;;
-path) [ $# -eq 1 ] || die "usage: rootfs.sh path"; path ;;
-*) die "usage: rootfs.sh build | path" ;;
+usage="usage: rootfs.sh build|path [SUITE] (SUITE: ${SUITES// /, }; bookworm by default)"
+[ $# -ge 1 ] && [ $# -le 2 ] || die "$usage"
+SUITE=${2:-bookworm}
+case " $SUITES " in *" $SUITE "*) ;; *) die "unknown suite '$SUITE'; $usage" ;; esac
+case $1 in
+build) build ;;
+path) path ;;
+*) die "$usage" ;;
 esac

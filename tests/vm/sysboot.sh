@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# sysboot.sh: boot a real Debian 12 system (systemd as PID 1) on a guest kernel under
+# sysboot.sh: boot a real Debian system (systemd as PID 1) on a guest kernel under
 # QEMU, for the tests of ksymattach as a fleet service (its .deb, its units at boot,
 # node_exporter). tests/vm/vm.sh is the light sibling: busybox only, no disk.
 #
 #   sysboot.sh image [--deb FILE]... SERIES ROOTFS_TAR IMAGE [EXTRA_DIR...]
-#       make the ext4 disk IMAGE from ROOTFS_TAR (tests/vm/rootfs.sh build) with the
+#       make the ext4 disk IMAGE from ROOTFS_TAR (tests/vm/rootfs.sh build SUITE) with the
 #       SERIES kernel's modules, the test job unit and the settings of a test VM;
 #       each EXTRA_DIR's contents are copied over the root, then each --deb is
 #       installed (dpkg -i chrooted into the tree: its units are enabled for the
@@ -16,8 +16,11 @@
 #   sysboot.sh initramfs SERIES
 #       build (or reuse) the initramfs that mounts /dev/vda; prints its path
 #
-# SERIES is 6.12 (bookworm-backports) or 6.1 (bookworm). The image is written in
-# place by the guest: boot it again and its state (files, /var/log/journal) is kept.
+# SERIES is a kernel series of scripts/pkgcache: 6.12 (bookworm-backports), 6.1
+# (bookworm), newest (trixie-backports' current kernel). The suite is the rootfs
+# tarball's (bookworm or trixie, merged /usr both): nothing here depends on it. The
+# image is written in place by the guest: boot it again and its state (files,
+# /var/log/journal) is kept.
 # The guest: hostname ksa-guest, root without a password on ttyS0, no network
 # device, persistent journal, tracefs/debugfs/bpffs mounted by systemd. The job runs
 # under /bin/sh as root in ksa-test.service, cwd /host, stdin /dev/null. Before it,
@@ -38,13 +41,18 @@ die() { echo "sysboot.sh: $*" >&2; exit 1; }
 
 # What mounting the root disk needs before systemd runs, and the 9p share (modprobe
 # of the share's four modules took 6s in the booted guest under TCG, on the way to
-# the job); dependencies come from .modinfo. ext4 and jbd2 ask the crypto API for crc32c (a
-# softdep, not in depends=), and there is no modprobe here to load it on demand.
+# the job); dependencies come from .modinfo, and what the kernel has built in
+# (virtio_pci from 6.12 on) is left out by modules.sh. jbd2 (and ext4 on older
+# kernels) asks the crypto API for crc32c (a softdep, not in depends=), and there is
+# no modprobe here to load it on demand: the module is crc32c_generic, or
+# crc32c-cryptoapi on kernels whose crc32c went to lib/crc (7.3); the kernel's own
+# files say which.
 want_modules() {
-	case $1 in
-	6.1) echo virtio_pci virtio_blk crc32c_generic ext4 9pnet_virtio 9p ;; # virtio is modular on 6.1
-	*) echo virtio_blk crc32c_generic ext4 9pnet_virtio 9p ;;
-	esac
+	local c
+	for c in crc32c_generic crc32c-cryptoapi; do
+		if mod_builtin "$c" || [ -n "$(mod_file "$c")" ]; then break; fi
+	done
+	echo virtio_pci virtio_blk "$c" ext4 9pnet_virtio 9p
 }
 
 # Hardware a QEMU guest without devices never has: left out of /lib/modules to keep
@@ -91,7 +99,7 @@ initramfs() {
 	kdir=$("$top/scripts/pkgcache" kernel "$series")
 	rel=$(cat "$kdir/release")
 	out=$OUTPUT/vm/$rel/sysboot-initrd.cpio.gz
-	if [ -f "$out" ] && [ "$out" -nt "$here/sysboot.sh" ]; then
+	if [ -f "$out" ] && [ "$out" -nt "$here/sysboot.sh" ] && [ "$out" -nt "$here/modules.sh" ]; then
 		echo "$out"; return
 	fi
 	mkdir -p "$OUTPUT/vm/$rel"
@@ -101,7 +109,7 @@ initramfs() {
 	cp /bin/busybox "$root/bin/busybox"
 	readelf -l /bin/busybox | grep -q 'program interpreter' && die "/bin/busybox is not static: install busybox-static"
 	init_script > "$root/init"; chmod 755 "$root/init"
-	for m in $(want_modules "$series"); do visit "$m"; done
+	for m in $(want_modules); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
 	printf '%s\n' "${order[@]}" > "$root/modules/order"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp.$$"

@@ -1,5 +1,5 @@
 # The first boot's end (sourced; bid, STATE, O set): this build's cache handed to
-# the second boot (*-again.sh) as configuration management would: exported,
+# the second boot (again.sh) as configuration management would: exported,
 # removed, dropped in the import directory.
 # (the boot unit writes none while udev is still loading a module: said, not checked)
 f=$(ls /var/cache/ksymattach/build-* 2>/dev/null | head -n1)
