@@ -1,18 +1,33 @@
 #!/usr/bin/env bash
-# bench.sh [SERIES]: the attach-stall comparison in the guest (default newest):
-# vfs_* in one kprobe.multi link, then 50 functions with a kprobe.session link
-# each, every resolver in turn (--compare: cold, warm, a boot's first run from the
-# build cache, the kernel, libbpf, the floor), the whole-table read, the example
-# agent. Prints the guest's tables.
+# bench.sh [SERIES [bpftrace]]: the attach-stall comparison in the guest (default
+# newest): vfs_* in one kprobe.multi link, then 50 functions with a kprobe.session
+# link each, every resolver in turn (--compare: cold, warm, a boot's first run from
+# the build cache, the kernel, libbpf, the floor), the whole-table read, the example
+# agent, then Debian's bpftrace against ksymattach cold and warm
+# (bench-bpftrace.sh). Prints the guest's tables. "bpftrace" runs only that last part.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 series=${1:-newest}
+only=${2:-}
+case $only in '' | bpftrace) ;; *) echo "usage: bench.sh [SERIES [bpftrace]]" >&2; exit 1 ;; esac
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
 mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT/tests/iter_dump" "$share/bin/"
-cat > "$share/job" <<'JOB'
+# bpftrace as a fleet has it: trixie's, in trixie's root filesystem (built once by
+# mmdebstrap, root only), handed over as a plain tar: busybox has no zstd
+timeout=${VM_TIMEOUT:-1500}
+if rootfs=$("$here/rootfs.sh" build trixie bpftrace 2> "$share/rootfs.log"); then
+	zstd -dcq "$rootfs" > "$share/bt.tar"
+	cp "$here/bench-bpftrace.sh" "$share/"
+	timeout=$((timeout + 600))
+else
+	echo "bench.sh: no bpftrace rows: $(tail -n1 "$share/rootfs.log")" >&2
+	[ -z "$only" ] || exit 1
+fi
+{
+[ -n "$only" ] || cat <<'JOB'
 K=./bin/ksymattach
 echo "### kernel $(uname -r)"
 echo "### vfs_*, one link, kprobe.multi"
@@ -41,5 +56,8 @@ for i in 1 2 3; do
 	./bin/agent -L 'vfs_*' | grep 'libbpf:'
 done
 JOB
-"$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}"
+# last: its chroot takes guest memory the rows above never had to share
+echo 'if [ -f bt.tar ]; then sh ./bench-bpftrace.sh; fi'
+} > "$share/job"
+"$here/vm.sh" run "$series" "$share" "$timeout"
 grep -v '^# vm-done' "$share/out/log"

@@ -2,10 +2,13 @@
 # rootfs.sh: a Debian root filesystem with systemd as PID 1 (bookworm or trixie), for
 # the tests that boot a real system (tests/vm/sysboot.sh turns it into a disk image).
 #
-#   rootfs.sh build [SUITE]    build the tarball once, or reuse it; prints its path
-#   rootfs.sh path [SUITE]     print the path the current recipe's tarball has (built or not)
+#   rootfs.sh build [SUITE [PACKAGE...]]  build the tarball once, or reuse it; prints its path
+#   rootfs.sh path [SUITE [PACKAGE...]]   print the path the current recipe's tarball has
+#                                         (built or not)
 #
-# SUITE is bookworm (Debian 12, the default) or trixie (Debian 13). Built by
+# SUITE is bookworm (Debian 12, the default) or trixie (Debian 13). PACKAGEs are
+# installed on top of the usual set (bench.sh: bpftrace) into a tarball of their own,
+# named SUITE+PACKAGE...; without them the tarball and its key are the usual ones. Built by
 # mmdebstrap from Debian's archive (KSYM_MIRROR, KSYM_SECURITY_MIRROR, as in
 # scripts/pkgcache): SUITE, SUITE-updates and SUITE-security, trusting only
 # debian-archive-keyring; neither /etc/apt nor the host's dpkg is used or changed.
@@ -36,12 +39,20 @@ KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 die() { echo "rootfs.sh: $*" >&2; exit 1; }
 
-# The mirror is not part of the key: any mirror serves the same suite.
-key() { printf '%s\n' "$RECIPE" "$SUITE" "$VARIANT" "${PACKAGES[@]}" | sha256sum | cut -c1-16; }
-path() { echo "$CACHE/rootfs/$SUITE-$(key).tar.zst"; }
+# The mirror is not part of the key: any mirror serves the same suite. The extras
+# come last and only when given, so the plain tarballs keep their keys.
+key() {
+	printf '%s\n' "$RECIPE" "$SUITE" "$VARIANT" "${PACKAGES[@]}" ${EXTRA[@]+"${EXTRA[@]}"} |
+		sha256sum | cut -c1-16
+}
+path() {
+	local name=$SUITE
+	[ ${#EXTRA[@]} -eq 0 ] || name=$SUITE+$(IFS=+; echo "${EXTRA[*]}")
+	echo "$CACHE/rootfs/$name-$(key).tar.zst"
+}
 
 build() {
-	local out tmp start
+	local out tmp start pkgs=("${PACKAGES[@]}" ${EXTRA[@]+"${EXTRA[@]}"})
 	out=$(path)
 	# KSYM_REFRESH (as in pkgcache): build anew, with the archive's current updates.
 	[ -f "$out" ] && [ -z "${KSYM_REFRESH:-}" ] && { echo "$out"; return; }
@@ -65,7 +76,7 @@ build() {
 	# drops the exclusions, so a .deb a test installs is installed whole.
 	# shellcheck disable=SC2016 # $1 is the hook's, expanded by mmdebstrap's sh
 	mmdebstrap --quiet --variant="$VARIANT" --mode=root --keyring="$KEYRING" \
-		--include="$(IFS=,; echo "${PACKAGES[*]}")" \
+		--include="$(IFS=,; echo "${pkgs[*]}")" \
 		--aptopt='Acquire::Languages "none"' \
 		--dpkgopt='path-exclude=/usr/share/man/*' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
@@ -86,10 +97,18 @@ build() {
 	echo "$out"
 }
 
-usage="usage: rootfs.sh build|path [SUITE] (SUITE: ${SUITES// /, }; bookworm by default)"
-[ $# -ge 1 ] && [ $# -le 2 ] || die "$usage"
+usage="usage: rootfs.sh build|path [SUITE [PACKAGE...]] (SUITE: ${SUITES// /, }; bookworm by default)"
+[ $# -ge 1 ] || die "$usage"
 SUITE=${2:-bookworm}
 case " $SUITES " in *" $SUITE "*) ;; *) die "unknown suite '$SUITE'; $usage" ;; esac
+# Sorted and unique: the same set is the same tarball whatever the order given.
+EXTRA=()
+if [ $# -gt 2 ]; then
+	for p in "${@:3}"; do
+		[[ $p =~ ^[a-z0-9][a-z0-9+.-]+$ ]] || die "'$p' is not a Debian package name"
+	done
+	mapfile -t EXTRA < <(printf '%s\n' "${@:3}" | sort -u)
+fi
 case $1 in
 build) build ;;
 path) path ;;
