@@ -196,32 +196,19 @@ static void whole(enum kimg_enc enc)
 	loads(&o, all_text, sizeof(all_text) / sizeof(all_text[0]));
 }
 
-/* With CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 before 6.15) */
-static void test_whole_abs_percpu(void **state)
-{
-	(void)state;
-	whole(KIMG_ABS_PERCPU);
-}
+/*
+ * Each form a kernel has written, as the test's state: absolute per-CPU
+ * (x86-64 before 6.15), relative_base + offset (6.15 to 6.19, other
+ * architectures from 4.6), each offset from its own slot without
+ * kallsyms_relative_base in VMCOREINFO (7.0 on), kallsyms_addresses[] (no
+ * CONFIG_KALLSYMS_BASE_RELATIVE, before 6.11).
+ */
+static enum kimg_enc forms[] = { KIMG_ABS_PERCPU, KIMG_BASE_RELATIVE, KIMG_PLACE_RELATIVE,
+				 KIMG_ABSOLUTE };
 
-/* relative_base + offset (6.15 to 6.19, and other architectures from 4.6) */
-static void test_whole_relative(void **state)
+static void test_whole(void **state)
 {
-	(void)state;
-	whole(KIMG_BASE_RELATIVE);
-}
-
-/* Each offset from its own slot, VMCOREINFO without kallsyms_relative_base (7.0 on) */
-static void test_whole_place_relative(void **state)
-{
-	(void)state;
-	whole(KIMG_PLACE_RELATIVE);
-}
-
-/* kallsyms_addresses[] (no CONFIG_KALLSYMS_BASE_RELATIVE, before 6.11) */
-static void test_whole_absolute(void **state)
-{
-	(void)state;
-	whole(KIMG_ABSOLUTE);
+	whole(*(enum kimg_enc *)*state);
 }
 
 /* Prefixes and names, as the text parse filters; a one-byte prefix; in each form. */
@@ -500,10 +487,10 @@ static void test_stopped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_whole_abs_percpu),
-		cmocka_unit_test(test_whole_relative),
-		cmocka_unit_test(test_whole_place_relative),
-		cmocka_unit_test(test_whole_absolute),
+		{ "test_whole_abs_percpu", test_whole, NULL, NULL, &forms[0] },
+		{ "test_whole_relative", test_whole, NULL, NULL, &forms[1] },
+		{ "test_whole_place_relative", test_whole, NULL, NULL, &forms[2] },
+		{ "test_whole_absolute", test_whole, NULL, NULL, &forms[3] },
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_no_table),
 		cmocka_unit_test(test_stext_elsewhere),
