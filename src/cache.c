@@ -3,7 +3,8 @@
  * ksymattach cache export FILE | import FILE...: the build cache from node to
  * node. Every node that boots a build computes the same file; configuration
  * management can ship one node's to the others, and none of them pays a cold
- * first run.
+ * first run. A run keeps only what its patterns matched: where no run has read
+ * the whole table yet, export reads it first (once per build).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@ static const char *why(int err)
 {
 	switch (err) {
 	case -ENOENT:
-		return "no build cache for the running kernel yet (a run of ksymattach writes it)";
+		return "no build cache for the running kernel";
 	case -ESTALE:
 		return "another kernel build's cache (not the running kernel's build ID)";
 	case -EBADMSG:
@@ -32,8 +33,34 @@ static const char *why(int err)
 	}
 }
 
-int cache__cmd(const char *const *args, size_t n, const char *dir)
+/*
+ * The running build's whole table into the build cache: a load of every
+ * traceable function, past this boot's /run cache, written by its flush.
+ */
+static int fill(const struct ksym_db_opts *sources)
 {
+	struct ksym_db_opts o = *sources;
+	struct ksym_db *db;
+	int err;
+
+	o.need = KSYM_DB_FUNCS;
+	o.patterns = NULL;
+	o.pattern_cnt = 0;
+	o.no_run_cache = true;
+	db = ksym_db__new(&o);
+	if (!db)
+		return -errno;
+	err = ksym_db__load(db);
+	if (err)
+		fprintf(stderr, "ksymattach: cannot read this kernel's functions for the build cache: "
+				"%s\n", ksym_db__errmsg(db));
+	ksym_db__free(db);	/* (flushes: the build cache is written) */
+	return err ? 1 : 0;
+}
+
+int cache__cmd(const char *const *args, size_t n, const struct ksym_db_opts *sources)
+{
+	const char *dir = sources->build_cache_dir;
 	size_t i;
 	int err, rc = 0;
 
@@ -45,6 +72,12 @@ int cache__cmd(const char *const *args, size_t n, const char *dir)
 	}
 	if (!strcmp(args[0], "export")) {
 		err = ksym_build__export(dir, args[1]);
+		if (err == -ENOENT) {
+			/* runs kept only their patterns' share so far */
+			if (fill(sources))
+				return 1;
+			err = ksym_build__export(dir, args[1]);
+		}
 		if (err) {
 			fprintf(stderr, "ksymattach: cannot export the build cache to %s: %s\n",
 				args[1], why(err));

@@ -666,7 +666,7 @@ int main(int argc, char **argv)
 		return env.cmd == CMD_BOOT ? service__boot(&so) : service__daemon(&so);
 	}
 	if (env.cmd == CMD_CACHE)
-		return cache__cmd(env.args, env.arg_cnt, env.build_cache_dir);
+		return cache__cmd(env.args, env.arg_cnt, &dbo);
 	if (env.cmd == CMD_RESOLVE) {
 		env.list = true;
 		env.compare = false;

@@ -52,7 +52,7 @@ struct ksym_db {
 		const struct ksym_table *t;
 		struct ksym_cache_key key;
 		bool checked;	/* candidates: store those kcore confirms */
-		bool partial;	/* only what the patterns match: read it all again */
+		bool partial;	/* read as far as the patterns go: only their share kept */
 		bool subset;	/* store only what the patterns match */
 	} pending[3];
 	int pending_cnt;
@@ -170,9 +170,11 @@ static void match_hash(struct ksym_db *db)
 
 /*
  * What t's entries the patterns match, as a table of its own; NULL with errno,
- * 0 where that is most of a whole table (which serves as well then).
+ * 0 where that is most of a whole table (which serves as well then). A share
+ * (t read as far as the patterns go) is always kept: no whole table is.
  */
-static struct ksym_table *pattern_subset(const struct ksym_db *db, const struct ksym_table *t)
+static struct ksym_table *pattern_subset(const struct ksym_db *db, const struct ksym_table *t,
+					 bool share)
 {
 	size_t i, n = 0, cnt = ksym_table__cnt(t);
 	uint8_t *marks = calloc(cnt / 8 + 1, 1);
@@ -185,7 +187,7 @@ static struct ksym_table *pattern_subset(const struct ksym_db *db, const struct 
 		err = ksym_table__mark(t, db->opts.patterns[i], marks);
 	for (i = 0; i <= cnt / 8; i++)
 		n += __builtin_popcount(marks[i]);
-	if (!err && (db->match_hit || n <= cnt / 2))
+	if (!err && (db->match_hit || share || n <= cnt / 2))
 		s = ksym_table__select(t, marks);	/* (errno set where it fails) */
 	else
 		errno = -err;
@@ -751,12 +753,39 @@ static const char *db_modules(struct ksym_db *db)
 	return db->modules;
 }
 
-/* Cache lookup, timed as reading; a bad file is reported and left to be replaced. */
+/* The file dir/name as found before a load: a bad one is removed after it. */
+static void cache_stat(const char *dir, const char *name, struct stat *st)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, st))
+		memset(st, 0, sizeof(*st));
+}
+
+/*
+ * A damaged, foreign or unsafe cache file is removed: a run keeps only what
+ * it read, so no later run might replace it, and each would warn again. Not
+ * one a writer has put in its place since (a rename: another inode).
+ */
+static void cache_remove(const char *dir, const char *name, const struct stat *was)
+{
+	char path[600];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (was->st_ino && !lstat(path, &st) && st.st_dev == was->st_dev &&
+	    st.st_ino == was->st_ino)
+		unlink(path);
+}
+
+/* Cache lookup, timed as reading; a bad file is reported and removed. */
 static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const char *source,
 				    struct ksym_cache_key *key)
 {
 	uint64_t t0 = ksym_now_ns();
 	struct ksym_table *t = NULL;
+	struct stat was;
 
 	if (db->opts.no_cache)
 		return NULL;
@@ -769,14 +798,16 @@ static struct ksym_table *cache_get(struct ksym_db *db, const char *name, const 
 	/* the key still serves the build cache's writing */
 	if (db->opts.no_run_cache)
 		return NULL;
+	cache_stat(db->opts.cache_dir, name, &was);
 	t = ksym_cache__load(db->opts.cache_dir, name, key);
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	if (t)
 		return t;
-	if (errno == EBADMSG || errno == EPERM)
-		warn(db, "ignoring cache %s/%s: %s; rebuilding it", db->opts.cache_dir, name,
+	if (errno == EBADMSG || errno == EPERM) {
+		warn(db, "ignoring cache %s/%s: %s; removed", db->opts.cache_dir, name,
 		     errno == EPERM ? "not a private root-owned file" : "corrupt or truncated");
-	else if (errno == ESTALE && db->opts.verbose)
+		cache_remove(db->opts.cache_dir, name, &was);
+	} else if (errno == ESTALE && db->opts.verbose)
 		warn(db, "cache %s/%s is stale (modules changed); rebuilding it",
 		     db->opts.cache_dir, name);
 	return NULL;
@@ -910,19 +941,20 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 
 static bool live_kallsyms(const struct ksym_db *db);
 static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
-			      const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT]);
+			      const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT],
+			      bool share);
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
-			const struct ksym_table *from, uint64_t modules_hash);
+			const struct ksym_table *from, uint64_t modules_hash, bool share);
 
 /*
  * Pending entry i's table t into /run: what the patterns match of it where
- * that was asked; a whole FUNCS table, and then that too.
+ * that was asked or t is their share; a whole FUNCS table, and then that too.
  */
 static int store_run(struct ksym_db *db, int i, const struct ksym_table *t, const char **name)
 {
+	bool share = db->pending[i].partial, whole = !db->pending[i].subset && !share;
 	struct ksym_cache_key mk;
 	struct ksym_table *sub;
-	bool whole = !db->pending[i].subset;
 	int err = 0;
 
 	*name = db->pending[i].name;
@@ -932,13 +964,13 @@ static int store_run(struct ksym_db *db, int i, const struct ksym_table *t, cons
 	if (err || !db->match_hash[0] || (whole && strcmp(db->pending[i].name, "funcs")))
 		return err;
 	*name = db->run_match;
-	sub = pattern_subset(db, t);
+	sub = pattern_subset(db, t, share);
 	if (!sub)
 		return -errno;	/* (0: not worth a file) */
-	if (whole)
-		match_key(db, &db->pending[i].key, &mk);
-	else
+	if (db->pending[i].subset)
 		mk = db->pending[i].key;
+	else
+		match_key(db, &db->pending[i].key, &mk);
 	err = ksym_cache__store(db->opts.cache_dir, db->run_match, &mk, sub);
 	ksym_table__free(sub);
 	if (!err)
@@ -966,26 +998,20 @@ void ksym_db__flush(struct ksym_db *db)
 	}
 	for (i = 0; i < db->pending_cnt; i++) {
 		const struct ksym_table *from = db->pending[i].t;
-		struct ksym_table *c = NULL, *all = NULL;
+		struct ksym_table *c = NULL;
 
-		if (db->pending[i].partial) {
-			if (load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", true, false, &all))
-				continue;
-			from = all;
-		}
 		if (db->pending[i].checked) {
 			err = checked_table(db, from, &c);
 			/* a function not where the build cache said: no cache from it */
 			if (db->rebased && db->rebase_bad)
 				err = -ESTALE;
 			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path)
-				build_store(db, c, from, db->pending[i].key.modules_hash);
+				build_store(db, c, from, db->pending[i].key.modules_hash,
+					    db->pending[i].partial);
 			if (!err && db->rebased && db->live_merged && !db->match_stored) {
-				build_match_store(db, c, &db->layout, db->anchors);
+				build_match_store(db, c, &db->layout, db->anchors, false);
 				db->match_stored = true;
 			}
-			ksym_table__free(all);
-			all = NULL;
 			if (err) {
 				ksym_table__free(c);
 				continue;
@@ -994,7 +1020,6 @@ void ksym_db__flush(struct ksym_db *db)
 		name = db->pending[i].name;
 		err = db->opts.no_run_cache ? 0 : store_run(db, i, c ? c : from, &name);
 		ksym_table__free(c);
-		ksym_table__free(all);
 		/* root's cache that cannot be written (/run full, read-only) is worth a
 		 * word; a user's run is not expected to write root's */
 		if (err && (db->opts.verbose || !geteuid()))
@@ -1008,7 +1033,7 @@ void ksym_db__flush(struct ksym_db *db)
 	 */
 	if (db->rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
 	    !db->opts.no_cache && !db->live_merged && !db->match_stored) {
-		build_match_store(db, db->funcs, &db->layout, db->anchors);
+		build_match_store(db, db->funcs, &db->layout, db->anchors, false);
 		db->match_stored = true;
 	}
 	if (db->pending_cnt)
@@ -1318,8 +1343,8 @@ static int build_funcs(struct ksym_db *db)
 	uint64_t t0 = ksym_now_ns();
 	size_t unknown = 0;
 	struct ksym_table *t;
-	char names[160];
-	struct stat st;
+	char names[160], whole[64];
+	struct stat st, was;
 	int err;
 
 	if (db->opts.no_cache || db->opts.no_build_cache ||
@@ -1331,12 +1356,15 @@ static int build_funcs(struct ksym_db *db)
 	t = NULL;
 	if (db->match_hash[0]) {
 		build_match_name(db, &l, db->build_file, sizeof(db->build_file));
+		cache_stat(db->opts.build_cache_dir, db->build_file, &was);
 		t = ksym_build__load_as(db->opts.build_cache_dir, db->build_file, &l, db->anchors,
 					&unknown, names, sizeof(names));
-		if (!t && (errno == EBADMSG || errno == EPERM))
+		if (!t && (errno == EBADMSG || errno == EPERM)) {
 			warn(db, "ignoring build cache %s/%s: %s; using the whole one",
 			     db->opts.build_cache_dir, db->build_file, errno == EPERM ?
 			     "not a private root-owned file" : "corrupt or truncated");
+			cache_remove(db->opts.build_cache_dir, db->build_file, &was);
+		}
 		/* a module loaded now that it lacks: the whole file may know it */
 		if (t && unknown) {
 			ksym_table__free(t);
@@ -1345,17 +1373,23 @@ static int build_funcs(struct ksym_db *db)
 		if (!t)
 			db->build_file[0] = '\0';
 	}
-	if (!t)
+	if (!t) {
+		ksym_build__name(&l, whole, sizeof(whole));
+		cache_stat(db->opts.build_cache_dir, whole, &was);
 		t = ksym_build__load(db->opts.build_cache_dir, &l, db->anchors, &unknown, names,
 				     sizeof(names));
+	}
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	build_path(db, &l, path, sizeof(path));
 	if (!t) {
-		if ((errno == EBADMSG || errno == EPERM) && (!db->opts.cache_only || db->opts.verbose))
-			warn(db, "ignoring build cache %s: %s; rebuilding it", path,
-			     errno == EPERM ? "not a private root-owned file" : "corrupt or truncated");
-		else if (errno == ESTALE && db->opts.verbose)
-			warn(db, "build cache %s is another build's; rebuilding it", path);
+		err = errno;
+		if ((err == EBADMSG || err == EPERM) && (!db->opts.cache_only || db->opts.verbose))
+			warn(db, "ignoring build cache %s: %s; removed", path,
+			     err == EPERM ? "not a private root-owned file" : "corrupt or truncated");
+		else if (err == ESTALE && db->opts.verbose)
+			warn(db, "build cache %s is another build's; removed", path);
+		if (err == EBADMSG || err == EPERM || err == ESTALE)
+			cache_remove(db->opts.build_cache_dir, whole, &was);
 		ksym_layout__free(&l);
 		return -ENOENT;
 	}
@@ -1438,16 +1472,20 @@ static void find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT]
 		a[i] = ksym_table__find(t, names[i], "", &s, 1) > 0 ? s.addr : 0;
 }
 
-/* What the patterns match of t, for the next boots of l's build that ask the same. */
+/*
+ * What the patterns match of t, for the next boots of l's build that ask the
+ * same (share: t is what was read of the table for them).
+ */
 static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
-			      const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT])
+			      const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT],
+			      bool share)
 {
 	struct ksym_table *sub;
 	char name[100], build[64];
 
 	if (!db->match_hash[0])
 		return;
-	sub = pattern_subset(db, t);
+	sub = pattern_subset(db, t, share);
 	if (!sub)
 		return;
 	build_match_name(db, l, name, sizeof(name));
@@ -1460,9 +1498,12 @@ static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
 	ksym_table__free(sub);
 }
 
-/* What a cold run confirmed, for the next boots of this build. */
+/*
+ * What a cold run confirmed, for the next boots of this build: the whole
+ * table, or only the patterns' share where that is all the run read.
+ */
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
-			const struct ksym_table *from, uint64_t modules_hash)
+			const struct ksym_table *from, uint64_t modules_hash, bool share)
 {
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_cache_key now;
@@ -1484,7 +1525,13 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	free(mods);
 	if (err)
 		return;
+	/* (a share has them: the filter keeps the names the kcore check looks up) */
 	find_anchors(from, anchors);
+	if (share) {
+		build_match_store(db, checked, &l, anchors, true);
+		ksym_layout__free(&l);
+		return;
+	}
 	/* for the boots that find a module the file does not know (ksym_modlive.c) */
 	l.mod_btf_known = !ksym_modlive__btf(&l.mod_btf);
 	err = ksym_build__store(db->opts.build_cache_dir, &l, checked, anchors, "kallsyms+kcore");
@@ -1492,7 +1539,7 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	if (!err)
 		ksym_build__prune(db->opts.build_cache_dir, name, KSYM_BUILD_CACHE_KEEP);
 	if (!err)
-		build_match_store(db, checked, &l, anchors);
+		build_match_store(db, checked, &l, anchors, false);
 	else if (err == -EAGAIN || err == -EPERM ? db->opts.verbose : db->opts.verbose || !geteuid())
 		warn(db, "cannot write build cache %s/%s: %s; the next boot's first run is cold",
 		     db->opts.build_cache_dir, name, err == -EAGAIN ?

@@ -2,9 +2,10 @@
 # bench.sh [SERIES [bpftrace]]: the attach-stall comparison in the guest (default
 # newest): vfs_* in one kprobe.multi link, then 50 functions with a kprobe.session
 # link each, every resolver in turn (--compare: cold, warm, a boot's first run from
-# the build cache, the kernel, libbpf, the floor), the whole-table read, the example
-# agent, then Debian's bpftrace against ksymattach cold and warm
-# (bench-bpftrace.sh). Prints the guest's tables. "bpftrace" runs only that last part.
+# the build cache, the kernel, libbpf, the floor), a cold run's cache phase against
+# its stall, the whole-table read, the example agent, then Debian's bpftrace against
+# ksymattach cold and warm (bench-bpftrace.sh). Prints the guest's tables.
+# "bpftrace" runs only that last part.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -42,6 +43,17 @@ $K $P --link-per-func -m session --compare --rounds 3
 # The whole text table, as the first run reads it after attaching to fill the
 # cache: from the kernel's table in its memory (the default), through the ksym
 # iterator, then /proc/kallsyms, alternated.
+# A cold run's cache phase (after the attach, outside the stall) against its own
+# stall (read, parse, index, match, load, attach), five runs without any cache.
+echo "### vfs_*, cold: the cache phase against the stall"
+for i in 1 2 3 4 5; do
+	rm -rf /run/ksymattach /var/cache/ksymattach
+	$K -p 'vfs_*' -o json | grep -o '"phases_us":{[^}]*}' | tr -d '{}"' | tr ',' '\n' |
+		sed 's/phases_us://' | awk -F: -v i=$i '
+		$1 == "cache" { c = $2; next } $1 == "detach" { next } { s += $2 }
+		END { printf "cold run %d: stall %.1f ms, cache phase %.1f ms: %.2fx the stall\n",
+			i, s / 1000, c / 1000, c / s }'
+done
 echo "### the whole text table: kmem and the ksym iterator against /proc/kallsyms"
 for i in 1 2 3 4 5; do
 	./bin/iter_dump -T -m -t; ./bin/iter_dump -T -t; ./bin/iter_dump -T -k -t

@@ -5,14 +5,21 @@ $K -l -p 'vfs_*' -o json > $O/warm.json
 check "first run reads the kernel's files" grep -q '"cached":false' $O/cold.json
 check "second run is served from the cache" grep -q '"cached":true' $O/warm.json
 is "$(json_int matched $O/warm.json)" "$(json_int matched $O/cold.json)" "cached run matches the same functions"
-check "cache file is root-only" sh -c '[ "$(stat -c %a:%u /run/ksymattach/funcs)" = 600:0 ]'
 $K -l -p 'vfs_*' -o json --no-cache > $O/nocache.json
 check "--no-cache reads the files" grep -q '"cached":false' $O/nocache.json
 
-# what a pattern set matched is kept apart: the same patterns read only that
+# a run keeps what its patterns matched, apart: the same patterns read only that
 m=$(ls /run/ksymattach | grep '^funcs-' | head -n1)
-check "what vfs_* matched is kept apart, root-only" sh -c \
+check "what vfs_* matched is kept, root-only" sh -c \
 	"[ -n '$m' ] && [ \"\$(stat -c %a:%u /run/ksymattach/$m)\" = 600:0 ]"
+check "... and no whole table: the run read only what vfs_* can match" \
+	sh -c "! ls /run/ksymattach/funcs > /dev/null 2>&1"
+$K -l -p 'vfs_w*' -o json > $O/other-cold.json
+check "other patterns: read from the kernel, not the cache" grep -q '"cached":false' $O/other-cold.json
+# a run that reads the whole table keeps it
+$K -l -p '*' > /dev/null
+check "a whole-table run keeps the whole table, root-only" \
+	sh -c '[ "$(stat -c %a:%u /run/ksymattach/funcs)" = 600:0 ]'
 $K -v -l -p 'vfs_*' -o json > $O/match.json 2> $O/match.err
 check "the same patterns again: from what they matched before" grep -q 'what these patterns matched before' $O/match.err
 check "... served from the cache" grep -q '"cached":true' $O/match.json
@@ -22,6 +29,8 @@ check "... the functions a cold run lists ($(grep -c . $O/match-cold.txt))" \
 	sh -c "[ -s $O/match-cold.txt ] && cmp -s $O/match-cold.txt $O/match-warm.txt"
 $K -l -p 'vfs_r*' -o json > $O/match-other.json
 is "$(json_int matched $O/match-other.json)" "$(grep -c ' vfs_r' $O/match-cold.txt)" "other patterns: the whole table answers them"
+check "... from the cache" grep -q '"cached":true' $O/match-other.json
+is "$(json_int matched $O/other-cold.json)" "$(grep -c ' vfs_w' $O/match-cold.txt)" "other patterns read from the kernel: the same functions"
 cp /run/ksymattach/$m $O/match.orig
 printf 'XXXX' | dd of=/run/ksymattach/$m bs=1 seek=300 conv=notrunc 2>/dev/null
 check "(the file was damaged)" sh -c "! cmp -s $O/match.orig /run/ksymattach/$m"
@@ -31,14 +40,16 @@ check "a damaged pattern set's file: one warning names it" sh -c \
 is "$(json_int matched $O/match-bad.json)" "$(json_int matched $O/cold.json)" "... the same functions, from the whole table"
 check "... and it is written again" sh -c "$K -v -l -p 'vfs_*' 2>&1 >/dev/null | grep -q 'matched before'"
 
-# a corrupt cache is ignored with a warning and rebuilt (the pattern sets' too)
+# a corrupt cache is ignored with a warning and removed; the run keeps what it read
 rm -f /run/ksymattach/funcs-*
 printf 'XXXX' | dd of=/run/ksymattach/funcs bs=1 seek=100 conv=notrunc 2>/dev/null
 $K -l -p 'vfs_*' -o json > $O/corrupt.json 2> $O/corrupt.err
-check "corrupt cache: warned" grep -q 'ignoring cache.*corrupt' $O/corrupt.err
+check "corrupt cache: warned, removed" sh -c \
+	"grep -q 'ignoring cache.*corrupt or truncated; removed' $O/corrupt.err && ! ls /run/ksymattach/funcs > /dev/null 2>&1"
 is "$(json_int matched $O/corrupt.json)" "$(json_int matched $O/cold.json)" "corrupt cache: same result"
-$K -l -p 'vfs_*' -o json > $O/rebuilt.json
-check "corrupt cache: rebuilt" grep -q '"cached":true' $O/rebuilt.json
+$K -l -p 'vfs_*' -o json > $O/rebuilt.json 2> $O/rebuilt.err
+check "corrupt cache: the next run is served from what the last one kept, without a word" sh -c \
+	"grep -q '\"cached\":true' $O/rebuilt.json && [ ! -s $O/rebuilt.err ]"
 
 # loading a module invalidates it, and its functions resolve at once
 insmod /modules/dummy.ko

@@ -11,11 +11,15 @@ rc=$?
 is $rc 0 "-d 0: attach, report, detach exits 0"
 is "$(json_int attached $O/attach0.json)" "$want" "attached count equals the traceable vfs_* count"
 ge "$(json_int cache $O/attach0.json)" 1 "first run writes the cache once attached (cache phase, us)"
-# the first run read only what vfs_* can match; the cache it wrote holds everything
-# (read fresh from the kernel's table, the cache says what it was filled from: kallsyms)
+# the first run read only what vfs_* can match, and kept only that
+check "the first run keeps what vfs_* matched, not a whole table" sh -c \
+	"ls /run/ksymattach/funcs-* > /dev/null && ! ls /run/ksymattach/funcs > /dev/null 2>&1"
+# a run that reads the whole table keeps it (read fresh from the kernel's table,
+# the cache says what it was filled from: kallsyms)
+$K -l -p '*' > /dev/null
 is "$($K -l -p '*' | tail -n 1)" "$($K -l -p '*' --no-cache | tail -n 1 |
 	sed -E 's/\((kmem|iter)\+/(kallsyms+/; s/\)$/, cached)/')" \
-	"the cache a vfs_* run wrote lists every traceable function"
+	"the cache a whole-table run wrote lists every traceable function"
 $K -v -p 'vfs_*' -o json > $O/attach1.json 2> $O/attach1.err
 check "second run attaches from the cache (what vfs_* matched, kept apart)" sh -c \
 	"grep -q '\"cached\":true' $O/attach1.json && grep -q 'what these patterns matched before' $O/attach1.err"

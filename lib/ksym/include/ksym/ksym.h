@@ -409,8 +409,9 @@ struct ksym_db_opts {
 	} funcs_from;
 	/*
 	 * The globs the caller will match (mod:glob as for ksym_table__match), or
-	 * none: a table read fresh may then hold only what they can match, and the
-	 * whole one is read for the cache when flushing.
+	 * none: a table read fresh may then hold only what they can match, and
+	 * only what they match is cached when flushing (the whole table only
+	 * where it was read whole).
 	 */
 	const char *const *patterns;
 	size_t pattern_cnt;
@@ -430,7 +431,8 @@ struct ksym_db_opts {
 	 * FUNCS from the cache or not at all (-ENOENT): for callers that must
 	 * answer in milliseconds, such as shell completion, and would rather
 	 * answer nothing than read the kernel's files. The /run cache, else the
-	 * build cache (where this boot's runs kept only what they matched).
+	 * build cache: the whole table, where a run read it whole (or what the
+	 * patterns matched, where a run with them kept it).
 	 */
 	bool cache_only;
 	/*
