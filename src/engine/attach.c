@@ -48,7 +48,9 @@ struct kattach {
 	int *links;			/* link fds */
 	size_t link_cnt;		/* alive now */
 	size_t links_made;		/* for the report, after detach too */
-	const char **names;	/* KERNEL resolver: distinct names, per link */
+	const char **names;	/* by_name: distinct names, per link */
+	/* links of names: the kernel resolver, or libbpf given names, not globs */
+	bool by_name;
 	size_t attached;
 	const char *source;
 	uint64_t phase_ns[KATTACH_PH_CNT];
@@ -154,6 +156,9 @@ const char *kattach__excluded_reason(const struct kattach_target *t)
 	case EADDRNOTAVAIL:
 		return "by name, ambiguous (the kernel takes a kprobe's name only when one "
 		       "function has it)";
+	case ESRCH:
+		return "by name, not found by the kernel (no function of that name is an ftrace "
+		       "location in its lookup)";
 	default:
 		return strerror(t->excluded_errno);
 	}
@@ -639,18 +644,23 @@ static int attach_one(struct kattach *a, struct bpf_program *prog, size_t i, siz
 		lo.kprobe_multi.cnt = n;
 		break;
 	case KATTACH_RES_KERNEL:
-		/* the kernel takes each name once, and only its first traceable instance */
-		n = unique_names(a->names + i, a->targets + i, n);
+		/* names [i, i + n) of the targets' distinct names (attach_all()) */
 		lo.kprobe_multi.syms = a->names + i;
 		lo.kprobe_multi.cnt = n;
-		*cnt = n;
 		break;
 	case KATTACH_RES_LIBBPF:
-		/* libbpf resolves a pattern itself, re-reading the kernel's list */
-		pattern = a->opts.link_batch ? a->targets[i].name : a->opts.patterns[i];
-		*cnt = 1;
 		mo.session = a->opts.mode == KATTACH_SESSION;
-		l = bpf_program__attach_kprobe_multi_opts(prog, pattern, &mo);
+		if (a->by_name) {
+			/* names: libbpf hands them to the kernel, which resolves them */
+			mo.syms = a->names + i;
+			mo.cnt = n;
+			l = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+		} else {
+			/* libbpf resolves a pattern itself, re-reading the kernel's list */
+			pattern = a->opts.link_batch ? a->targets[i].name : a->opts.patterns[i];
+			*cnt = 1;
+			l = bpf_program__attach_kprobe_multi_opts(prog, pattern, &mo);
+		}
 		if (!l)
 			return -errno;
 		/* its fd kept, the wrapper gone: every link is an fd here */
@@ -736,13 +746,23 @@ static bool refuses_address(int err)
 	return err == -EINVAL || err == -ENOENT;
 }
 
+static void exclude_name(struct kattach *a, const char *name, int err);
+
+/* How the kernel refuses one name of a link: none of its functions is traceable to it. */
+static bool refuses(const struct kattach *a, int err)
+{
+	return refuses_address(err) || (a->by_name && err == -ESRCH);
+}
+
 /*
- * Targets [i, i + n) in one link. One address the kernel refuses fails the
- * whole link: halve until the culprits stand alone, leave them out and carry
- * on. ENOMEM halves too, without leaving anything out.
+ * Targets [i, i + n) in one link (the kernel resolver: names [i, i + n), each
+ * name once in all). One address or name the kernel refuses fails the whole
+ * link: halve until the culprits stand alone, leave them out and carry on.
+ * ENOMEM halves too, without leaving anything out.
  */
 static int attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n)
 {
+	bool halves = a->opts.resolver == KATTACH_RES_KSYM || a->by_name;
 	size_t cnt;
 	int err;
 
@@ -752,13 +772,15 @@ static int attach_range(struct kattach *a, struct bpf_program *prog, size_t i, s
 	if (err >= 0)
 		return push_link(a, err);
 	err = no_multi(a, err);
-	if (a->opts.resolver == KATTACH_RES_KSYM && n > 1 &&
-	    (refuses_address(err) || err == -ENOMEM)) {
+	if (halves && n > 1 && (refuses(a, err) || err == -ENOMEM)) {
 		err = attach_range(a, prog, i, n / 2);
 		return err ? err : attach_range(a, prog, i + n / 2, n - n / 2);
 	}
-	if (a->opts.resolver == KATTACH_RES_KSYM && n == 1 && refuses_address(err)) {
-		exclude(a, &a->targets[i], -err);
+	if (halves && n == 1 && refuses(a, err)) {
+		if (a->by_name)
+			exclude_name(a, a->names[i], -err);
+		else
+			exclude(a, &a->targets[i], -err);
 		return 0;
 	}
 	return attach_error(a, err, cnt);
@@ -1346,10 +1368,25 @@ static int fall_back(struct kattach *a)
 	return attach_kprobes(a);
 }
 
+/*
+ * Patterns that are all plain names (no glob, no module): what an agent with a
+ * list of functions hands libbpf as its syms, not as one glob per name.
+ */
+static bool plain_names(const struct kattach *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->opts.pattern_cnt; i++)
+		if (!ksym_glob_is_literal(a->opts.patterns[i]) || strchr(a->opts.patterns[i], ':'))
+			return false;
+	return true;
+}
+
 static int attach_all(struct kattach *a)
 {
 	struct bpf_program *prog = NULL;
 	size_t i, step, units;
+	ssize_t total;
 	uint64_t t0 = now_ns();
 	char log[256] = "";
 	int err;
@@ -1388,24 +1425,34 @@ static int attach_all(struct kattach *a)
 	if (err)
 		return session_missing(a) ?: load_error(a, err, log);
 
-	/* link units: libbpf's one-link layout is one link per pattern */
-	step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;
-	if (step > MULTI_MAX)
-		step = MULTI_MAX;
-	units = a->opts.resolver == KATTACH_RES_LIBBPF && !a->opts.link_batch
-			? a->opts.pattern_cnt : (a->target_cnt + step - 1) / step;
 	a->addrs = malloc(a->target_cnt * sizeof(*a->addrs));
-	a->names = malloc(a->target_cnt * sizeof(*a->names));
-	if (!a->addrs || !a->names)
+	if (!a->addrs)
 		return fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < a->target_cnt; i++)
 		a->addrs[i] = a->targets[i].addr;
+	/*
+	 * The kernel takes each name once, and only its first traceable instance:
+	 * links of names are over the distinct names, so that halving a link, or
+	 * a link per name, never hands it a name twice.
+	 */
+	a->by_name = a->opts.resolver == KATTACH_RES_KERNEL ||
+		     (a->opts.resolver == KATTACH_RES_LIBBPF && plain_names(a));
+	total = a->by_name ? distinct_names(a) : (ssize_t)a->target_cnt;
+	if (total < 0)
+		return fail(a, ENOMEM, "out of memory");
+	/* link units: libbpf's one-link layout is one link per glob */
+	step = a->opts.link_batch ? a->opts.link_batch : (size_t)total;
+	if (step > MULTI_MAX)
+		step = MULTI_MAX;
+	units = a->opts.resolver == KATTACH_RES_LIBBPF && !a->by_name && !a->opts.link_batch
+			? a->opts.pattern_cnt : ((size_t)total + step - 1) / step;
 
 	t0 = now_ns();
 	for (i = 0; i < units && !err; i++) {
-		bool per_pattern = a->opts.resolver == KATTACH_RES_LIBBPF && !a->opts.link_batch;
+		bool per_pattern = a->opts.resolver == KATTACH_RES_LIBBPF && !a->by_name &&
+				   !a->opts.link_batch;
 		size_t first = per_pattern ? i : i * step;
-		size_t n = per_pattern ? 1 : a->target_cnt - first < step ? a->target_cnt - first : step;
+		size_t n = per_pattern ? 1 : (size_t)total - first < step ? (size_t)total - first : step;
 
 		err = attach_range(a, prog, first, n);
 	}

@@ -36,6 +36,15 @@ struct row {
 	 * a user of that resolver gets too. Empty: the row ran.
 	 */
 	char refused[320];
+	/*
+	 * The functions whose names the kernel's lookup refused in the first run
+	 * of a row that hands it names (the kernel's; libbpf's, given names): a
+	 * link of names fails whole for one. Left out of the row's timed runs, as
+	 * addresses to skip, and named.
+	 */
+	uint64_t *skip;
+	size_t skip_cnt;
+	char left_out[320];
 };
 
 enum { ROW_COLD, ROW_WARM, ROW_BOOT, ROW_KERNEL, ROW_LIBBPF, ROW_FLOOR, NROWS };
@@ -71,8 +80,67 @@ static struct stat3 stats(const double *v, int n)
 	return r;
 }
 
-/* One full resolve, attach, detach by one row's resolver; round -1: a warm-up. */
-static int run_one(const struct compare_opts *o, struct row *r, int round)
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Whether name is one of list's, "a, b, c". */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = strstr(list, name); p; p = strstr(p + 1, name))
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * What the kernel refused by name in a's run: r's skip list (the caller's own
+ * skips and these, sorted) and their names. True where there were any.
+ */
+static bool note_left_out(const struct compare_opts *o, struct row *r, const struct kattach *a)
+{
+	const struct kattach_target *t = kattach__targets(a);
+	size_t n = kattach__target_cnt(a), i, k = 0, len = 0, shown = 0;
+	uint64_t *v;
+
+	if ((r->resolver != KATTACH_RES_KERNEL && r->resolver != KATTACH_RES_LIBBPF) || r->skip ||
+	    !kattach__excluded_cnt(a))
+		return false;
+	v = malloc((o->attach->skip_cnt + kattach__excluded_cnt(a)) * sizeof(*v));
+	if (!v)
+		return false;	/* (then timed with its refusals) */
+	for (i = 0; i < o->attach->skip_cnt; i++)
+		v[k++] = o->attach->skip_addrs[i];
+	for (i = 0; i < n; i++) {
+		if (!(t[i].flags & KATTACH_F_EXCLUDED))
+			continue;
+		v[k++] = t[i].addr;
+		/* a name once, though the kernel refused it for each of its functions */
+		if (listed(r->left_out, t[i].name))
+			continue;
+		if (len < sizeof(r->left_out) - 40)
+			len += snprintf(r->left_out + len, sizeof(r->left_out) - len, "%s%s",
+					shown++ ? ", " : "", t[i].name);
+	}
+	if (len >= sizeof(r->left_out) - 40)
+		snprintf(r->left_out + len, sizeof(r->left_out) - len, ", ...");
+	qsort(v, k, sizeof(*v), cmp_u64);
+	r->skip = v;
+	r->skip_cnt = k;
+	return true;
+}
+
+/*
+ * One full resolve, attach, detach by one row's resolver; round -1: a warm-up.
+ * *again: the kernel refused names, now left out: run the round again.
+ */
+static int run_one(const struct compare_opts *o, struct row *r, int round, bool *again)
 {
 	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
 	struct kattach_opts ko = *o->attach;
@@ -86,6 +154,13 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 	dbo.no_run_cache = r->no_run_cache;
 	ko.sources = &dbo;
 	ko.resolver = r->resolver;
+	if (r->skip) {
+		ko.skip_addrs = r->skip;
+		ko.skip_cnt = r->skip_cnt;
+		/* a name given alone may have nothing left: no error in this row */
+		ko.allow_empty = true;
+	}
+	*again = false;
 	getrusage(RUSAGE_SELF, &r0);
 	a = kattach__new(&ko);
 	if (!a)
@@ -105,6 +180,11 @@ static int run_one(const struct compare_opts *o, struct row *r, int round)
 		fprintf(stderr, "ksymattach: compare, %s: %s\n", r->name, kattach__errmsg(a));
 		kattach__free(a);
 		return err;
+	}
+	if (note_left_out(o, r, a)) {
+		*again = true;
+		kattach__free(a);
+		return 0;
 	}
 	r->total[at] = 0;
 	r->resatt[at] = 0;
@@ -247,6 +327,16 @@ static void print_text(const struct compare_opts *o, int n)
 			printf("%s refused: %s%s\n", rows[i].name, rows[i].refused,
 			       i == ROW_LIBBPF ? " (what an agent using libbpf gets too)" :
 			       i == ROW_KERNEL ? " (what an agent passing names gets too)" : "");
+	for (i = 0; i < NROWS; i++) {
+		size_t k = rows[i].skip_cnt - o->attach->skip_cnt;
+
+		if (!rows[i].left_out[0])
+			continue;
+		printf("%s: %zu function%s left out, the row timed without %s: the kernel's name "
+		       "lookup refuses %s (a link of names fails whole for one): %s\n",
+		       rows[i].name, k, k == 1 ? "" : "s", k == 1 ? "it" : "them",
+		       k == 1 ? "its name" : "their names", rows[i].left_out);
+	}
 }
 
 /* A JSON number, null where it is none (a refused row's). */
@@ -299,6 +389,12 @@ static void print_json(const struct compare_opts *o, int n)
 		printf(",\"stall_ms\":%.3f", stats(r->stall, n).med);
 		json_num("stall_ratio_to_libbpf", stats(r->stall, n).med / lib_stall);
 		json_num("stall_ratio_to_floor", stats(r->stall, n).med / floor_stall);
+		if (r->left_out[0]) {
+			printf(",\"left_out\":{\"count\":%zu,\"names\":",
+			       r->skip_cnt - o->attach->skip_cnt);
+			report__json_str(stdout, r->left_out);
+			printf("}");
+		}
 		printf("}");
 	}
 	printf("]");
@@ -308,7 +404,8 @@ static void print_json(const struct compare_opts *o, int n)
 
 int compare__run(const struct compare_opts *o)
 {
-	int n = o->rounds > 0 && o->rounds <= MAX_ROUNDS ? o->rounds : 5, round;
+	int n = o->rounds > 0 && o->rounds <= MAX_ROUNDS ? o->rounds : 5, round, err;
+	bool again;
 	size_t i;
 
 	if (o->attach->resolver != KATTACH_RES_KSYM) {
@@ -328,7 +425,10 @@ int compare__run(const struct compare_opts *o)
 			/* each run detached already: a signal just ends the comparison */
 			if (o->attach->stop && *o->attach->stop)
 				return 128 + *o->attach->stop;
-			if (run_one(o, &rows[i], round < 0 ? -1 : round))
+			err = run_one(o, &rows[i], round < 0 ? -1 : round, &again);
+			if (!err && again)
+				err = run_one(o, &rows[i], round < 0 ? -1 : round, &again);
+			if (err)
 				return o->attach->stop && *o->attach->stop ? 128 + *o->attach->stop : 1;
 		}
 	}

@@ -60,6 +60,27 @@ pre=$(awk '/^(read|parse|index|match|load) / { for (i = 2; i <= NF; i++) if ($i 
 check "compare: every resolver's work before attaching above the floor's ($pre ms; stall $fl)" sh -c \
 	"echo '$pre' | awk '{ for (i = 1; i <= 5; i++) if (\$i + 0 <= \$6 + 0) exit 1 }' && echo '$fl' | awk '{ exit !(\$7 + 0 == 1) }'"
 
+# --compare over the whole kernel, one round: every row runs (none refused), and
+# nothing is left attached; the ratios are printed. On the newest kernel only: a
+# round takes minutes under emulation.
+if [ "$series" = newest ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	$K -p '*' --compare --rounds 1 -o json > $O/cmp-all.json 2> $O/cmp-all.err
+	rc=$?
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	is "$rc" 0 "compare, the whole kernel: completes ($(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.0f", b - a }') s)"
+	is "$(grep -o '"resolver":"[a-z-]*","phases_ms"' $O/cmp-all.json | cut -d'"' -f4 | tr '\n' ' ')" \
+		"ksym-cold ksym-warm ksym-boot kernel libbpf floor " "compare, the whole kernel: every row measured, none refused"
+	m=$(json_int matched $O/cmp-all.json)
+	ge "$m" 10000 "compare, the whole kernel: $m functions"
+	grep -o '"resolver":"[a-z-]*"\|"stall_ratio_to_libbpf":[0-9.]*\|"stall_ratio_to_floor":[0-9.]*\|"left_out":{[^}]*}' \
+		$O/cmp-all.json | paste -sd' ' | sed 's/^/# /'
+	sed 's/^/# /' $O/cmp-all.err
+	is "$(kprobe_multi_links)" 0 "compare, the whole kernel: no link left"
+else
+	skip "compare, the whole kernel" "run on the newest kernel only (minutes under emulation)"
+fi
+
 # a target the kernel refuses (not an ftrace location) is found, left out, reported
 A=/sys/kernel/tracing/available_filter_functions_addrs
 r=$(awk '$2 == "vfs_read" { print $1 }' $A)
@@ -78,6 +99,13 @@ if [ -n "$la" ]; then
 	is "$?" 0 "look-alike $la: the run still succeeds"
 	is "$(json_int attached $O/la.json)" 1 "look-alike $la: vfs_read attaches"
 	check "look-alike $la: reported as refused" grep -q "\"excluded\":\[{\"name\":\"$la\"" $O/la.json
+	# by name, the kernel's own lookup refuses it: the link of names is halved
+	# around it, the name left out and reported, the other attached
+	$K -r kernel -p "$la" -p vfs_read -p vfs_write --no-cache -o json > $O/la-k.json 2> $O/la-k.err
+	is "$?" 0 "look-alike $la by name: the run still succeeds"
+	is "$(json_int attached $O/la-k.json)" 2 "look-alike $la by name: vfs_read and vfs_write attach"
+	check "look-alike $la by name: left out, reported as the kernel's lookup refusing it" \
+		grep -q "\"excluded\":\[{\"name\":\"$la\",.*not found by the kernel" $O/la-k.json
 else
 	not_ok "a look-alike to try (none among kcore's extras)"
 fi
@@ -91,20 +119,23 @@ is "$?" 130 "SIGINT while attaching: exit 130"
 check "SIGINT while attaching: says so" grep -q 'interrupted while attaching' $O/int.err
 is "$(kprobe_multi_links)" 0 "SIGINT while attaching: no link left"
 
-# --compare where the kernel and libbpf refuse a function (a jump label's NOP at
-# its start, which tracefs does not list): their rows say so, ksym's run
+# --compare where the kernel refuses a function (a NOP of another kind at its
+# start, which tracefs does not list): ksym's rows and the floor leave its address
+# out; the rows that hand the kernel names (the kernel's; libbpf's, given plain
+# names) find its name refused in their first run, leave it out, run again and name
+# it; every row is measured
 la=$(awk 'NR == FNR { t[$0] = 1; next } !($0 in t) { print $2; exit }' $O/t.set $O/k.set)
 if [ -n "$la" ]; then
 	$K -p "$la" -p vfs_read --compare --rounds 1 -o json > $O/cmpref.json 2> $O/cmpref.err
 	rc=$?
-	check "compare, $la (no ftrace site) and vfs_read: libbpf's refusal is its row, ksym's rows ran" \
-		sh -c "[ $rc -eq 0 ] && grep -q '\"resolver\":\"libbpf\",\"refused\":\"' $O/cmpref.json &&
-		       grep -q '\"resolver\":\"ksym-cold\",\"phases_ms\"' $O/cmpref.json &&
-		       grep -q '\"resolver\":\"floor\",\"phases_ms\"' $O/cmpref.json"
-	grep -o '"resolver":"[a-z-]*","refused":"[^"]*"' $O/cmpref.json | sed 's/^/# /'
-	is "$(kprobe_multi_links)" 0 "compare with refused rows: no link left"
+	check "compare, $la (no ftrace site) and vfs_read: every row measured, none refused" \
+		sh -c "[ $rc -eq 0 ] && ! grep -q '\"refused\"' $O/cmpref.json &&
+		       [ \$(grep -o '\"phases_ms\"' $O/cmpref.json | wc -l) -eq 6 ]"
+	is "$(grep -o "\"left_out\":{\"count\":[0-9]*,\"names\":\"$la\"}" $O/cmpref.json | wc -l)" 2 \
+		"compare: the kernel's and libbpf's rows left $la out and named it"
+	is "$(kprobe_multi_links)" 0 "compare with names left out: no link left"
 else
-	skip "compare with refused rows" "kcore lists no function tracefs does not"
+	skip "compare with names left out" "kcore lists no function tracefs does not"
 fi
 
 # SIGINT during --compare: stops between runs, exit 130, nothing left attached
