@@ -44,6 +44,7 @@ static int fill(const struct ksym_db_opts *sources)
 	int err;
 
 	o.need = KSYM_DB_FUNCS;
+	o.funcs_from = KSYM_FUNCS_KALLSYMS;	/* what the build cache holds */
 	o.patterns = NULL;
 	o.pattern_cnt = 0;
 	o.no_run_cache = true;
@@ -52,8 +53,8 @@ static int fill(const struct ksym_db_opts *sources)
 		return -errno;
 	err = ksym_db__load(db);
 	if (err)
-		fprintf(stderr, "ksymattach: cannot read this kernel's functions for the build cache: "
-				"%s\n", ksym_db__errmsg(db));
+		fprintf(stderr, "ksymattach: no build cache for the running kernel, and its "
+				"functions cannot be read to write one: %s\n", ksym_db__errmsg(db));
 	ksym_db__free(db);	/* (flushes: the build cache is written) */
 	return err ? 1 : 0;
 }

@@ -20,6 +20,7 @@
 #include "bench.h"
 #include "compare.h"
 #include "cache.h"
+#include "patterns.h"
 #include "query.h"
 #include "report.h"
 #include "service.h"
@@ -27,7 +28,6 @@
 /* The config's default place, under the SYSCONFDIR the package builds with. */
 #define KSA_CONFIG_DEFAULT KSA_SYSCONFDIR "/ksymattach/ksymattach.conf"
 
-#define MAX_PATTERNS 256
 #define MAX_ARGS 4096
 
 enum command {
@@ -55,8 +55,7 @@ enum {
 
 static struct env {
 	enum command cmd;
-	const char *patterns[MAX_PATTERNS];
-	size_t pattern_cnt;
+	struct patterns patterns;
 	const char *args[MAX_ARGS];	/* sym/addr operands */
 	size_t arg_cnt;
 	double duration;
@@ -143,7 +142,7 @@ enum {
 
 static const struct argp_option opts[] = {
 	{ "pattern", 'p', "GLOB", 0, "Function name or glob ('*', '?', '[..]'); "
-				     "'mod:name' for a module; repeatable", 0 },
+				     "'mod:name' for a module; @FILE: one per line; repeatable", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stay attached this long (0: attach and detach)", 0 },
 	{ "list", 'l', NULL, 0, "Resolve and list the matching functions, attach nothing", 0 },
 	{ "mode", 'm', "MODE", 0, "multi (kprobe.multi, default) or session (kprobe.session)", 0 },
@@ -207,13 +206,24 @@ usage_error(struct argp_state *state, const char *fmt, ...)
 	exit(64);
 }
 
+/* -p GLOB, or -p @FILE: a file of them (patterns.c). */
 static void add_pattern(struct argp_state *state, const char *arg)
 {
-	if (env.pattern_cnt == MAX_PATTERNS)
-		usage_error(state, "at most %d patterns", MAX_PATTERNS);
+	char why[640];
+	int err;
+
 	if (!*arg)
 		usage_error(state, "empty pattern");
-	env.patterns[env.pattern_cnt++] = arg;
+	if (arg[0] == '@') {
+		if (!arg[1])
+			usage_error(state, "-p @FILE: no file named");
+		if (patterns__read_file(&env.patterns, arg + 1, why, sizeof(why)))
+			usage_error(state, "%s", why);
+		return;
+	}
+	err = patterns__add(&env.patterns, arg);
+	if (err)
+		usage_error(state, "%s", err == -E2BIG ? "too many patterns" : strerror(-err));
 }
 
 static const struct {
@@ -356,7 +366,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
-		if (state->arg_num == 0 && !env.pattern_cnt) {
+		if (state->arg_num == 0 && !env.patterns.cnt) {
 			size_t i;
 
 			for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -390,7 +400,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.args[env.arg_cnt++] = arg;
 		break;
 	case ARGP_KEY_END:
-		if ((env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE) && !env.pattern_cnt)
+		if ((env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE) && !env.patterns.cnt)
 			usage_error(state, "no function pattern given (-p GLOB)");
 		if (env.config && env.cmd != CMD_BOOT && env.cmd != CMD_DAEMON &&
 		    env.cmd != CMD_CHECK_CONFIG)
@@ -439,11 +449,11 @@ static void sig_handler(int sig)
 /* -p given: the command line's patterns in place of the file's. */
 static int override_patterns(struct ksa_config *c)
 {
-	char **v = calloc(env.pattern_cnt, sizeof(*v));
+	char **v = calloc(env.patterns.cnt, sizeof(*v));
 	size_t i;
 
-	for (i = 0; v && i < env.pattern_cnt; i++) {
-		v[i] = strdup(env.patterns[i]);
+	for (i = 0; v && i < env.patterns.cnt; i++) {
+		v[i] = strdup(env.patterns.v[i]);
 		if (!v[i]) {
 			while (i)
 				free(v[--i]);
@@ -459,7 +469,7 @@ static int override_patterns(struct ksa_config *c)
 	free(c->pattern_lines);
 	c->pattern_lines = NULL;
 	c->patterns = v;
-	c->pattern_cnt = env.pattern_cnt;
+	c->pattern_cnt = env.patterns.cnt;
 	return 0;
 }
 
@@ -467,7 +477,7 @@ static int override_patterns(struct ksa_config *c)
 static void override_config(struct ksa_config *c, void *ctx)
 {
 	(void)ctx;
-	if (env.pattern_cnt && override_patterns(c))
+	if (env.patterns.cnt && override_patterns(c))
 		fprintf(stderr, "ksymattach: out of memory: the config's patterns stay\n");
 	if (env.given & GIVEN_MODE)
 		c->mode = env.mode;
@@ -517,8 +527,8 @@ static int run_attach(const char *kernel, const struct ksym_db_opts *dbo)
 {
 	struct kattach_opts ko = {
 		.sz = sizeof(ko),
-		.patterns = env.patterns,
-		.pattern_cnt = env.pattern_cnt,
+		.patterns = env.patterns.v,
+		.pattern_cnt = env.patterns.cnt,
 		.mode = env.mode,
 		.resolver = env.resolver,
 		.fallback = env.fallback,

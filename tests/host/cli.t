@@ -134,7 +134,8 @@ err "cache import: a damaged file is refused" 1 "refused: not a ksymattach build
 	"$K" cache import "$tmp/garbage.ksym" --build-cache-dir "$bc"
 err "cache import: a missing file" 1 "cannot read $tmp/nosuch.ksym: No such file or directory" \
 	"$K" cache import "$tmp/nosuch.ksym" --build-cache-dir "$bc"
-err "cache export: none yet" 1 "no build cache for the running kernel yet" \
+err "cache export: none yet, and none can be written here (no /proc/kcore)" 1 \
+	"no build cache for the running kernel, and its functions cannot be read to write one: cannot read /proc/kcore" \
 	"$K" cache export "$tmp/out.ksym" --build-cache-dir "$bc"
 err "cache: usage" 64 "usage: ksymattach cache export FILE | cache import FILE..." "$K" cache
 is "$(ls "$bc" 2>/dev/null | wc -l)" 0 "cache import: nothing installed from what was refused"
@@ -159,6 +160,27 @@ is "$(json 'my @v = @{$j->{variants}}; print $v[4]{hit_skipped}, ",", $v[3]{extr
 # as it can. SIGTERM/SIGINT end each run at once (before: the first held the read
 # until the writer closed, the second until a 256 KiB chunk filled, minutes).
 mkfifo "$tmp/fifo"
+# -p @FILE: one pattern per line (blanks, '#' lines and spaces around dropped),
+# as many as a list of the kernel's functions; a bad file is one line naming it.
+printf 'vfs_read\n  # a comment\n\n vfs_write \r\nnetfs_*\n' > "$tmp/pats"
+"$K" -l -p @"$tmp/pats" -p 'vfs_readv' --funcs-addrs "$A612" > "$tmp/pats.out" 2>&1
+is "$(awk '/^ffff/ { print $2 }' "$tmp/pats.out" | sort | tr '\n' ' ')" \
+	"$(awk '$2 == "vfs_read" || $2 == "vfs_write" || $2 == "vfs_readv" || $2 ~ /^netfs_/ { print $2 }' "$A612" | sort | tr '\n' ' ')" \
+	"-p @FILE: its patterns and the command line's, as -p each"
+awk '{ print $2 }' "$A612" | sort -u > "$tmp/all-names"
+"$K" -l -o json -p @"$tmp/all-names" --funcs-addrs "$A612" > "$tmp/all.json"
+is "$(json 'print $j->{matched}' "$tmp/all.json")" "$(awk '{ a[$1] = 1 } END { print length(a) }' "$A612")" \
+	"-p @FILE: every name of 6.12's list ($(wc -l < "$tmp/all-names") patterns), every function"
+err "-p @FILE: no such file" 64 "cannot read patterns from $tmp/none: No such file or directory" \
+	"$K" -l -p @"$tmp/none" --funcs-addrs "$A612"
+err "-p @FILE: nothing in it" 64 "/dev/null: no pattern in it" "$K" -l -p @/dev/null --funcs-addrs "$A612"
+err "-p @FILE: a file that never ends" 64 "larger than any list of the kernel's functions" \
+	"$K" -l -p @/dev/zero --funcs-addrs "$A612"
+head -c 600 /dev/zero | tr '\0' a > "$tmp/long"
+err "-p @FILE: a line longer than any name, named by its number" 64 "$tmp/long:1: not a pattern" \
+	"$K" -l -p @"$tmp/long" --funcs-addrs "$A612"
+err "-p @: no file" 64 "-p @FILE: no file named" "$K" -l -p @ --funcs-addrs "$A612"
+
 sig_pipe() { # DESC SIGNAL WRITER-CMD
 	local d=$1 s=$2 w p rc t0 t1 lat want=143
 	[ "$s" = INT ] && want=130
