@@ -1,12 +1,21 @@
-# Traceable functions from /proc/kallsyms + call sites in /proc/kcore (the default)
-# against tracefs' own lists, on the whole kernel.
-$K -l -p '*' -o json --no-cache > $O/all-k.json 2> $O/all-k.err
+# Traceable functions from the kernel's symbols + call sites in /proc/kcore (what a
+# pattern with a prefix reads) against tracefs' own lists, on the whole kernel.
 src=$(cold_source)
-check "default source: the kernel's symbols ($src) checked in kcore" grep -q "\"source\":\"$src+kcore\"" $O/all-k.json
+# the whole table by default: tracefs' list where it has addresses (exact: none of
+# the kcore check's look-alikes), else the kernel's symbols checked in kcore
+$K -l -p '*' -o json --no-cache > $O/all-d.json 2> $O/all-d.err
+want="$src+kcore"
+[ -e /sys/kernel/tracing/available_filter_functions_addrs ] && want=available_filter_functions_addrs
+check "the whole table by default, cold: from $want" grep -q "\"source\":\"$want\"" $O/all-d.json
+$K -l -p 'vfs_*' -o json --no-cache > $O/vfs-d.json 2>> $O/all-d.err
+check "a prefix by default: the kernel's symbols ($src) checked in kcore" \
+	grep -q "\"source\":\"$src+kcore\"" $O/vfs-d.json
+$K -l -p '*' -o json --no-cache --source $src > $O/all-k.json 2> $O/all-k.err
+check "--source $src: the kernel's symbols checked in kcore" grep -q "\"source\":\"$src+kcore\"" $O/all-k.json
 $K -l -p '*' --source tracefs --no-cache > $O/all-t.txt 2> $O/all-t.err
 $K -l -p '*' --source kallsyms --no-cache > $O/all-k.txt 2>> $O/all-k.err
-is "$(cat $O/all-k.err $O/all-t.err)" "" "both listings without a warning"
-$K -l -p '*' --no-cache 2> $O/all-m.err | sed '$d' > $O/all-m.txt.body
+is "$(cat $O/all-d.err $O/all-k.err $O/all-t.err)" "" "the listings without a warning"
+$K -l -p '*' --no-cache --source $src 2> $O/all-m.err | sed '$d' > $O/all-m.txt.body
 sed '$d' $O/all-k.txt > $O/all-k.txt.body
 # (once more where they differ: a site still being unpatched after the parts before
 # reads differently a moment later; what differed is printed)
@@ -14,7 +23,7 @@ if ! cmp -s $O/all-k.txt.body $O/all-m.txt.body; then
 	diff $O/all-k.txt.body $O/all-m.txt.body | head -n 8 | sed 's/^/# kmem, first try: /'
 	sleep 2
 	$K -l -p '*' --source kallsyms --no-cache 2>/dev/null | sed '$d' > $O/all-k.txt.body
-	$K -l -p '*' --no-cache 2>/dev/null | sed '$d' > $O/all-m.txt.body
+	$K -l -p '*' --no-cache --source $src 2>/dev/null | sed '$d' > $O/all-m.txt.body
 fi
 check "the whole kernel: $src (the default) lists what kallsyms does ($(wc -l < $O/all-k.txt) lines)" \
 	cmp -s $O/all-k.txt.body $O/all-m.txt.body
