@@ -3,7 +3,8 @@
 # newest): vfs_* in one kprobe.multi link, then 50 functions with a kprobe.session
 # link each, every resolver in turn (--compare: cold, warm, a boot's first run from
 # the build cache, the kernel, libbpf, the floor), a cold run's cache phase against
-# its stall, the whole-table read, the example agent, then Debian's bpftrace against
+# its stall, the whole-table read, the example agent, the scale sweep from 100
+# functions to the whole kernel (bench-sweep.sh), then Debian's bpftrace against
 # ksymattach cold and warm (bench-bpftrace.sh). Prints the guest's tables.
 # "bpftrace" runs only that last part.
 set -euo pipefail
@@ -15,10 +16,11 @@ series=${1:-newest}
 only=${2:-}
 case $only in '' | bpftrace) ;; *) echo "usage: bench.sh [SERIES [bpftrace]]" >&2; exit 1 ;; esac
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
+cp "$here/bench-sweep.sh" "$share/"
 mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT/tests/iter_dump" "$share/bin/"
 # bpftrace as a fleet has it: trixie's, in trixie's root filesystem (built once by
 # mmdebstrap, root only), handed over as a plain tar: busybox has no zstd
-timeout=${VM_TIMEOUT:-1500}
+timeout=${VM_TIMEOUT:-3600}
 if rootfs=$("$here/rootfs.sh" build trixie bpftrace 2> "$share/rootfs.log"); then
 	zstd -dcq "$rootfs" > "$share/bt.tar"
 	cp "$here/bench-bpftrace.sh" "$share/"
@@ -68,6 +70,7 @@ for i in 1 2 3; do
 	./bin/agent -L 'vfs_*' | grep 'libbpf:'
 done
 JOB
+[ -n "$only" ] || echo 'sh ./bench-sweep.sh'
 # last: its chroot takes guest memory the rows above never had to share
 echo 'if [ -f bt.tar ]; then sh ./bench-bpftrace.sh; fi'
 } > "$share/job"
