@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,8 +149,6 @@ static void build_match_name(const struct ksym_db *db, const struct ksym_layout 
 	snprintf(buf, len, "match-%s-%s", name + 6, db->match_hash);
 }
 
-#define MATCH_MAX_PATTERNS 64
-
 /* The patterns, in their order, named by a hash of them. */
 static void match_hash(struct ksym_db *db)
 {
@@ -169,6 +168,49 @@ static void match_hash(struct ksym_db *db)
 }
 
 /*
+ * Marks t's entries the patterns match. Plain names (an agent's list of
+ * thousands) go into a hash table and t is passed once; each glob passes it
+ * once (ksym_table__mark()). glibc's hsearch_r() is the hash table: names are
+ * looked up, never removed, and it is freed whole.
+ */
+static int mark_patterns(const struct ksym_db *db, const struct ksym_table *t, uint8_t *marks)
+{
+	struct hsearch_data h = {};
+	size_t i, names = 0, cnt = ksym_table__cnt(t);
+	ENTRY e, *found;
+	int err = 0;
+
+	for (i = 0; i < db->opts.pattern_cnt; i++)
+		names += ksym_glob_is_literal(db->opts.patterns[i]) &&
+			 !strchr(db->opts.patterns[i], ':');
+	if (names > 16 && !hcreate_r(names * 2, &h))
+		return -errno;
+	for (i = 0; i < db->opts.pattern_cnt && !err; i++) {
+		const char *p = db->opts.patterns[i];
+
+		if (names > 16 && ksym_glob_is_literal(p) && !strchr(p, ':')) {
+			e.key = (char *)p;
+			e.data = NULL;
+			if (!hsearch_r(e, ENTER, &found, &h))
+				err = -errno;
+			continue;
+		}
+		err = ksym_table__mark(t, p, marks);
+	}
+	for (i = 0; names > 16 && i < cnt && !err; i++) {
+		struct ksym sym;
+
+		ksym_table__at(t, i, &sym);
+		e.key = (char *)sym.name;
+		if (hsearch_r(e, FIND, &found, &h))
+			marks[i / 8] |= 1u << (i % 8);
+	}
+	if (names > 16)
+		hdestroy_r(&h);
+	return err;
+}
+
+/*
  * What t's entries the patterns match, as a table of its own; NULL with errno,
  * 0 where that is most of a whole table (which serves as well then). A share
  * (t read as far as the patterns go) is always kept: no whole table is.
@@ -183,8 +225,7 @@ static struct ksym_table *pattern_subset(const struct ksym_db *db, const struct 
 
 	if (!marks)
 		return NULL;
-	for (i = 0; i < db->opts.pattern_cnt && !err; i++)
-		err = ksym_table__mark(t, db->opts.patterns[i], marks);
+	err = mark_patterns(db, t, marks);
 	for (i = 0; i <= cnt / 8; i++)
 		n += __builtin_popcount(marks[i]);
 	if (!err && (db->match_hit || share || n <= cnt / 2))
@@ -209,7 +250,7 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	if (!db->opts.build_cache_dir)
 		db->opts.build_cache_dir = KSYM_BUILD_CACHE_DIR;
 	/* past a few dozen patterns (name lists), the index answers faster than a file */
-	if (db->opts.pattern_cnt && db->opts.pattern_cnt <= MATCH_MAX_PATTERNS && !db->opts.cache_only)
+	if (db->opts.pattern_cnt && !db->opts.cache_only)
 		match_hash(db);
 	return db;
 }
