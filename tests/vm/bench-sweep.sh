@@ -9,6 +9,10 @@
 # as a ratio to libbpf's and to the floor's, and the detach as a ratio to libbpf's.
 K=./bin/ksymattach
 F=/sys/kernel/tracing/available_filter_functions
+if ! grep -q ' register_fprobe$' /proc/kallsyms; then
+	echo "### scale sweep: not on kernel $(uname -r): no kprobe.multi (classic kprobes, at most 4096)"
+	exit 0
+fi
 W=/tmp/sweep
 mkdir -p $W
 sed 's/ .*//' $F | sort -u > $W/all
