@@ -1640,7 +1640,8 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 }
 
 /*
- * The whole table wanted cold (no pattern narrows it, no cache has it), and
+ * The whole table wanted cold (a glob over vmlinux without a prefix, no cache
+ * has it), and
  * tracefs lists ftrace's own records with their addresses (Linux >= 6.5):
  * that list is exact, and
  * costs no more than the table read and every text symbol checked in kcore
@@ -1651,10 +1652,17 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
  */
 static bool whole_from_tracefs(struct ksym_db *db)
 {
+	bool all = !db->opts.pattern_cnt;
 	char path[160];
+	size_t i;
 
 	if (db->opts.funcs_from != KSYM_FUNCS_AUTO || (db->opts.need & KSYM_DB_KALLSYMS) ||
-	    pattern_filter(db) || db->prefix_cnt || db->name_cnt || !db->tracefs[0])
+	    !db->tracefs[0])
+		return false;
+	/* a glob over vmlinux with no prefix; not mod:*, which a build cache serves */
+	for (i = 0; i < db->opts.pattern_cnt && !all; i++)
+		all = !strchr(db->opts.patterns[i], ':') && !strcspn(db->opts.patterns[i], "*?[");
+	if (!all)
 		return false;
 	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", db->tracefs);
 	return !access(path, R_OK);
