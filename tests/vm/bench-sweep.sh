@@ -6,7 +6,8 @@
 # then the kernel selftest's own scenario (kprobe_multi_bench_attach: vmlinux's
 # names from available_filter_functions, each once, less the few it leaves out).
 # Each row is printed as: functions, stall and detach in ms (medians), the stall
-# as a ratio to libbpf's and to the floor's, and the detach as a ratio to libbpf's.
+# as a ratio to libbpf's and to the floor's, the detach as a ratio to libbpf's, and
+# the stall against libbpf's as a bar (libbpf's: 40 characters).
 K=./bin/ksymattach
 F=/sys/kernel/tracing/available_filter_functions
 if ! grep -q ' register_fprobe$' /proc/kallsyms; then
@@ -43,8 +44,11 @@ point() {	# NAME ROUNDS PATTERN
 		}
 		for (i = 1; i <= k; i++) {
 			r = order[i]
-			printf "%-9s %6s %-10s %10.1f %8.3fx %7.2fx %10.1f %8.3fx\n", name, matched, r,
-				st[r], sl[r], sf[r], de[r], (de["libbpf"] > 0 ? de[r] / de["libbpf"] : 0)
+			bar = ""
+			for (j = 0; j < sl[r] * 40 - 0.5 && j < 60; j++)
+				bar = bar "#"
+			printf "%-9s %6s %-10s %10.1f %8.3fx %7.2fx %10.1f %8.3fx  %s\n", name, matched, r,
+				st[r], sl[r], sf[r], de[r], (de["libbpf"] > 0 ? de[r] / de["libbpf"] : 0), bar
 		}
 	}' $W/out.json
 	grep -o '"left_out":{[^}]*}' $W/out.json | sed "s/^/$name: /"
