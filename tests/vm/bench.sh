@@ -32,43 +32,55 @@ fi
 {
 [ -n "$only" ] || cat <<'JOB'
 K=./bin/ksymattach
+# what the kernel has decides what runs; what it lacks is said
+multi= session=
+grep -q ' register_fprobe$' /proc/kallsyms && multi=1
+grep -q ' bpf_session_cookie$' /proc/kallsyms && session=1
 echo "### kernel $(uname -r)"
-echo "### vfs_*, one link, kprobe.multi"
+echo "### vfs_*, one link, kprobe.multi (classic kprobes where the kernel has none)"
 $K -p 'vfs_*' --compare --rounds 5
-P=$(awk '$2 ~ /^vfs_/ && !seen[$2]++ {printf "-p %s ", $2}' \
-	/sys/kernel/tracing/available_filter_functions_addrs | cut -d' ' -f1-100)
 echo "### 50 functions, a kprobe.session link each"
-$K $P --link-per-func -m session --compare --rounds 3
-# An agent linking libksym against the same agent letting libbpf resolve: cold
-# (no cache: the kernel's files), a boot's first run (the build cache only) and
-# warm (ksymattach's /run cache), alternated.
-# The whole text table, as the first run reads it after attaching to fill the
-# cache: from the kernel's table in its memory (the default), through the ksym
-# iterator, then /proc/kallsyms, alternated.
+if [ -n "$session" ]; then
+	P=$(awk '$2 ~ /^vfs_/ && !seen[$2]++ {printf "-p %s ", $2}' \
+		/sys/kernel/tracing/available_filter_functions_addrs | cut -d' ' -f1-100)
+	$K $P --link-per-func -m session --compare --rounds 3
+else
+	echo "not on this kernel: no kprobe.session (no bpf_session_cookie kfunc)"
+fi
 # A cold run's cache phase (after the attach, outside the stall) against its own
 # stall (read, parse, index, match, load, attach), five runs without any cache.
 echo "### vfs_*, cold: the cache phase against the stall"
 for i in 1 2 3 4 5; do
 	rm -rf /run/ksymattach /var/cache/ksymattach
-	$K -p 'vfs_*' -o json | grep -o '"phases_us":{[^}]*}' | tr -d '{}"' | tr ',' '\n' |
-		sed 's/phases_us://' | awk -F: -v i=$i '
+	$K -p 'vfs_*' -o json 2> /dev/null | grep -o '"phases_us":{[^}]*}' | tr -d '{}"' |
+		tr ',' '\n' | sed 's/phases_us://' | awk -F: -v i=$i '
 		$1 == "cache" { c = $2; next } $1 == "detach" { next } { s += $2 }
 		END { printf "cold run %d: stall %.1f ms, cache phase %.1f ms: %.2fx the stall\n",
 			i, s / 1000, c / 1000, c / s }'
 done
+# The whole text table, as a whole-table run reads it: from the kernel's table in
+# its memory (the default), through the ksym iterator, then /proc/kallsyms,
+# alternated.
 echo "### the whole text table: kmem and the ksym iterator against /proc/kallsyms"
 for i in 1 2 3 4 5; do
 	./bin/iter_dump -T -m -t; ./bin/iter_dump -T -t; ./bin/iter_dump -T -k -t
 done 2>&1
+# An agent linking libksym against the same agent letting libbpf resolve: cold
+# (no cache: the kernel's files), a boot's first run (the build cache only) and
+# warm (ksymattach's /run cache), alternated.
 echo "### examples/agent: vfs_*, libksym vs libbpf's own resolution"
-for i in 1 2 3; do
-	rm -rf /run/ksymattach /var/cache/ksymattach
-	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-cold/p'
-	rm -rf /run/ksymattach
-	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-boot/p'
-	./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-warm/p'
-	./bin/agent -L 'vfs_*' | grep 'libbpf:'
-done
+if [ -n "$multi" ]; then
+	for i in 1 2 3; do
+		rm -rf /run/ksymattach /var/cache/ksymattach
+		./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-cold/p'
+		rm -rf /run/ksymattach
+		./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-boot/p'
+		./bin/agent 'vfs_*' | sed -n 's/^agent: libksym/agent: libksym-warm/p'
+		./bin/agent -L 'vfs_*' | grep 'libbpf:'
+	done
+else
+	echo "not on this kernel: the agent attaches kprobe.multi, which it has not"
+fi
 JOB
 [ -n "$only" ] || echo 'sh ./bench-sweep.sh'
 # last: its chroot takes guest memory the rows above never had to share
