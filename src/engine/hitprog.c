@@ -209,6 +209,7 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_ke
 			hp->map_fd = -1;
 			return err;
 		}
+		p.n = 0;	/* (assembled again: the map is another) */
 		n = assemble(&p, hp->map_fd, key, self);
 		hp->prog_fd = prog_load(&p, n, type, NULL, 0);
 		if (hp->prog_fd >= 0)
