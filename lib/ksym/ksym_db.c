@@ -167,6 +167,12 @@ static void match_hash(struct ksym_db *db)
 	snprintf(db->run_match, sizeof(db->run_match), "funcs-%s", db->match_hash);
 }
 
+/* A pattern that is one name of any module: no glob, no "mod:". */
+static bool plain_name(const char *p)
+{
+	return ksym_glob_is_literal(p) && !strchr(p, ':');
+}
+
 /*
  * Marks t's entries the patterns match. Plain names (an agent's list of
  * thousands) go into a hash table and t is passed once; each glob passes it
@@ -178,17 +184,19 @@ static int mark_patterns(const struct ksym_db *db, const struct ksym_table *t, u
 	struct hsearch_data h = {};
 	size_t i, names = 0, cnt = ksym_table__cnt(t);
 	ENTRY e, *found;
+	bool hashed;
 	int err = 0;
 
 	for (i = 0; i < db->opts.pattern_cnt; i++)
-		names += ksym_glob_is_literal(db->opts.patterns[i]) &&
-			 !strchr(db->opts.patterns[i], ':');
-	if (names > 16 && !hcreate_r(names * 2, &h))
+		names += plain_name(db->opts.patterns[i]);
+	/* (a few names are as quick a pass each) */
+	hashed = names > 16;
+	if (hashed && !hcreate_r(names * 2, &h))
 		return -errno;
 	for (i = 0; i < db->opts.pattern_cnt && !err; i++) {
 		const char *p = db->opts.patterns[i];
 
-		if (names > 16 && ksym_glob_is_literal(p) && !strchr(p, ':')) {
+		if (hashed && plain_name(p)) {
 			e.key = (char *)p;
 			e.data = NULL;
 			if (!hsearch_r(e, ENTER, &found, &h))
@@ -197,7 +205,7 @@ static int mark_patterns(const struct ksym_db *db, const struct ksym_table *t, u
 		}
 		err = ksym_table__mark(t, p, marks);
 	}
-	for (i = 0; names > 16 && i < cnt && !err; i++) {
+	for (i = 0; hashed && i < cnt && !err; i++) {
 		struct ksym sym;
 
 		ksym_table__at(t, i, &sym);
@@ -205,7 +213,7 @@ static int mark_patterns(const struct ksym_db *db, const struct ksym_table *t, u
 		if (hsearch_r(e, FIND, &found, &h))
 			marks[i / 8] |= 1u << (i % 8);
 	}
-	if (names > 16)
+	if (hashed)
 		hdestroy_r(&h);
 	return err;
 }
