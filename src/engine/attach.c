@@ -1534,6 +1534,11 @@ int kattach__collect(struct kattach *a)
 		t = target_of(a, key);
 		if (!t)
 			continue;
+		if (fd == a->hp.map_fd) {
+			/* the hand-made counter's value: calls, one for all CPUs */
+			t->stat.calls += vals[0].calls;
+			continue;
+		}
 		for (c = 0; c < ncpu; c++) {
 			t->stat.calls += vals[c].calls;
 			t->stat.returns += vals[c].returns;

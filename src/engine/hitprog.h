@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The hit counter of bpf/ksa_common.bpf.h (count_hit), assembled here and
- * loaded with two syscalls: its map, then its program. Loading the libbpf
+ * The hit counter of bpf/ksa_common.bpf.h (count_hit), calls only, assembled
+ * here and loaded with two syscalls: its map, then its program. Loading the libbpf
  * object instead costs a fresh process about twenty more (libbpf probes the
  * kernel's BTF and program features first), which is most of a boot's first
  * attach once its symbols are known. kprobe.multi and classic kprobes; the
@@ -25,7 +25,7 @@ enum hitprog_key {
 
 struct hitprog {
 	int prog_fd;	/* the program; -1 when not loaded */
-	int map_fd;	/* its counters: PERCPU_HASH, entry IP -> struct ksa_stat */
+	int map_fd;	/* its counters: HASH, entry IP -> calls (a __u64) */
 };
 
 /*

@@ -2,8 +2,8 @@
 /*
  * The hand-assembled hit counter (src/engine/hitprog.c) against this host's
  * kernel: it loads for kprobe.multi and for classic kprobes, its map is the
- * counters the engine reads (PERCPU_HASH, entry IP -> struct ksa_stat, sized
- * as asked), and a refusal leaves no descriptor behind. Skipped where this
+ * counters the engine reads (HASH, entry IP -> calls, every slot made with the map,
+ * sized as asked), and a refusal leaves no descriptor behind. Skipped where this
  * process may not load BPF programs. (Attaching it is the VM tests' part: the
  * host may have no kprobes at all.)
  */
@@ -65,9 +65,10 @@ static void test_loads(void **s)
 		memset(&mi, 0, sizeof(mi));
 		len = sizeof(mi);
 		assert_int_equal(bpf_map_get_info_by_fd(hp.map_fd, &mi, &len), 0);
-		assert_int_equal(mi.type, BPF_MAP_TYPE_PERCPU_HASH);
+		assert_int_equal(mi.type, BPF_MAP_TYPE_HASH);
 		assert_int_equal(mi.key_size, sizeof(__u64));
-		assert_int_equal(mi.value_size, sizeof(struct ksa_stat));
+		assert_int_equal(mi.value_size, sizeof(__u64));
+		assert_int_equal(mi.map_flags, 0);	/* every slot made with the map */
 		assert_int_equal(mi.max_entries, 94);
 		memset(&pi, 0, sizeof(pi));
 		len = sizeof(pi);
