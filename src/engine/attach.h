@@ -115,8 +115,11 @@ struct kattach_target {
 	/* why it was left out: the kernel's refusal (EINVAL, ENOENT), EPERM:
 	 * blacklisted, ENODEV: its module went (kattach__excluded_reason()) */
 	int excluded_errno;
-	struct ksa_stat stat;	/* summed over CPUs by kattach__collect() */
+	struct ksa_stat *stat;	/* summed over CPUs by kattach__collect(); NULL before */
 };
+
+/* t's counters: zero before kattach__collect() */
+const struct ksa_stat *kattach_target__stat(const struct kattach_target *t);
 
 struct kattach *kattach__new(const struct kattach_opts *opts);
 void kattach__free(struct kattach *a);

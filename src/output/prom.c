@@ -123,7 +123,8 @@ int prom__view_of(struct prom_view *v, const struct kattach *a, struct prom_fn *
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		if (!(t[i].flags & KATTACH_F_EXCLUDED))
-			(*fns)[k++] = (struct prom_fn){ t[i].name, t[i].module, t[i].stat };
+			(*fns)[k++] = (struct prom_fn){ t[i].name, t[i].module,
+							 *kattach_target__stat(&t[i]) };
 	/* same-named statics would repeat a label set: one series, their sum */
 	if (k > 1)
 		qsort(*fns, k, sizeof(**fns), by_name);

@@ -27,7 +27,7 @@ static void json_latency(FILE *f, const struct ksa_stat *st)
 /* libbpf-tools' log2 histogram: slot i holds [2^i, 2^(i+1)) ns. */
 static void print_hist(FILE *f, const struct kattach_target *t)
 {
-	const struct ksa_stat *st = &t->stat;
+	const struct ksa_stat *st = kattach_target__stat(t);
 	int first = 0, last = KSA_LAT_SLOTS - 1, i, w;
 	uint64_t max = 0;
 
@@ -78,8 +78,10 @@ static int by_hits(const void *x, const void *y)
 	const struct kattach_target *a = *(const struct kattach_target *const *)x;
 	const struct kattach_target *b = *(const struct kattach_target *const *)y;
 
-	if (a->stat.calls != b->stat.calls)
-		return a->stat.calls > b->stat.calls ? -1 : 1;
+	uint64_t ca = kattach_target__stat(a)->calls, cb = kattach_target__stat(b)->calls;
+
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
@@ -146,12 +148,12 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 				!kattach__blacklist_known(a) ? "null" :
 				v[i]->flags & KSYM_F_BLACKLISTED ? "true" : "false");
 		} else {
-			fprintf(f, ",\"hits\":%" PRIu64, (uint64_t)v[i]->stat.calls);
+			fprintf(f, ",\"hits\":%" PRIu64, (uint64_t)kattach_target__stat(v[i])->calls);
 			if (kattach__confirmed_cnt(a) >= 0)
 				fprintf(f, ",\"confirmed\":%s",
 					v[i]->flags & KATTACH_F_CONFIRMED ? "true" : "false");
 			if (kattach__mode(a) == KATTACH_SESSION)
-				json_latency(f, &v[i]->stat);
+				json_latency(f, kattach_target__stat(v[i]));
 		}
 		fputc('}', f);
 	}
@@ -209,12 +211,12 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 	for (i = 0; i < shown; i++)
 		fprintf(f, "%-40s %016" PRIx64 "   %-12s %12" PRIu64 "\n", v[i]->name,
 			v[i]->addr, v[i]->module ? v[i]->module : "-",
-			(uint64_t)v[i]->stat.calls);
+			(uint64_t)kattach_target__stat(v[i])->calls);
 	if (shown < n)
 		fprintf(f, "... %zu more (-o json lists all)\n", n - shown);
 	/* session: the latency of the busiest few */
 	for (i = 0; kattach__mode(a) == KATTACH_SESSION && i < shown && i < 5; i++)
-		if (v[i]->stat.calls)
+		if (kattach_target__stat(v[i])->calls)
 			print_hist(f, v[i]);
 }
 

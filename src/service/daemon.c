@@ -152,7 +152,7 @@ static void group_end(struct daemon *d, struct group *g)
 			f = fn_get(d, t[i].name, t[i].module);
 			if (!f)
 				continue;
-			prom__stat_add(&f->carried, &t[i].stat);
+			prom__stat_add(&f->carried, kattach_target__stat(&t[i]));
 			memset(&f->live, 0, sizeof(f->live));
 		}
 	}
@@ -619,10 +619,10 @@ static int report(struct daemon *d)
 				return -ENOMEM;
 			/* same-named statics are one function here: their counts add up */
 			if (f->seen != d->view) {
-				f->live = t[j].stat;
+				f->live = *kattach_target__stat(&t[j]);
 				f->seen = d->view;
 			} else {
-				prom__stat_add(&f->live, &t[j].stat);
+				prom__stat_add(&f->live, kattach_target__stat(&t[j]));
 			}
 		}
 	}
