@@ -77,3 +77,8 @@ bool ksym_glob_is_literal(const char *glob)
 {
 	return !strpbrk(glob, "*?[");
 }
+
+bool ksym_glob_is_name(const char *pattern)
+{
+	return !strpbrk(pattern, "*?[:");
+}

@@ -167,12 +167,6 @@ static void match_hash(struct ksym_db *db)
 	snprintf(db->run_match, sizeof(db->run_match), "funcs-%s", db->match_hash);
 }
 
-/* A pattern that is one name of any module: no glob, no "mod:". */
-static bool plain_name(const char *p)
-{
-	return ksym_glob_is_literal(p) && !strchr(p, ':');
-}
-
 /*
  * Marks t's entries the patterns match. Plain names (an agent's list of
  * thousands) go into a hash table and t is passed once; each glob passes it
@@ -188,7 +182,7 @@ static int mark_patterns(const struct ksym_db *db, const struct ksym_table *t, u
 	int err = 0;
 
 	for (i = 0; i < db->opts.pattern_cnt; i++)
-		names += plain_name(db->opts.patterns[i]);
+		names += ksym_glob_is_name(db->opts.patterns[i]);
 	/* (a few names are as quick a pass each) */
 	hashed = names > 16;
 	if (hashed && !hcreate_r(names * 2, &h))
@@ -196,7 +190,7 @@ static int mark_patterns(const struct ksym_db *db, const struct ksym_table *t, u
 	for (i = 0; i < db->opts.pattern_cnt && !err; i++) {
 		const char *p = db->opts.patterns[i];
 
-		if (hashed && plain_name(p)) {
+		if (hashed && ksym_glob_is_name(p)) {
 			e.key = (char *)p;
 			e.data = NULL;
 			if (!hsearch_r(e, ENTER, &found, &h))

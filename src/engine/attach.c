@@ -1412,7 +1412,7 @@ static bool plain_names(const struct kattach *a)
 	size_t i;
 
 	for (i = 0; i < a->opts.pattern_cnt; i++)
-		if (!ksym_glob_is_literal(a->opts.patterns[i]) || strchr(a->opts.patterns[i], ':'))
+		if (!ksym_glob_is_name(a->opts.patterns[i]))
 			return false;
 	return true;
 }

@@ -753,6 +753,11 @@ static void test_glob(void **state)
 	assert_true(ksym_glob_match("**x", "x"));
 	assert_true(ksym_glob_is_literal("vfs_read"));
 	assert_false(ksym_glob_is_literal("vfs_re?d"));
+	assert_true(ksym_glob_is_name("vfs_read"));
+	assert_false(ksym_glob_is_name("vfs_*"));
+	assert_false(ksym_glob_is_name("ext4:ext4_sync_fs"));	/* a module's: not any module's */
+	assert_false(ksym_glob_is_name(":vfs_read"));
+	assert_true(ksym_glob_is_name("__x64_sys_read.cold"));
 }
 
 struct count_ctx {

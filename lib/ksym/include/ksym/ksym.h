@@ -522,5 +522,7 @@ const char *ksym__lockdown(void);
 bool ksym_glob_match(const char *glob, const char *str);
 /* True when glob has no wildcard, so an exact lookup can serve it. */
 bool ksym_glob_is_literal(const char *glob);
+/* True when pattern is one function's name: no wildcard and no "mod:" part. */
+bool ksym_glob_is_name(const char *pattern);
 
 #endif
