@@ -16,11 +16,9 @@ cp "$OUTPUT/examples/agent" "$share/bin/" 2>/dev/null
 cp "$OUTPUT/tests/iter_dump" "$share/bin/" 2>/dev/null
 cp -r "$here/guest" "$share/tests"
 echo "sh /host/tests/run.sh $series $kind" > "$share/job"
-if ! err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1); then
-	echo "1..1"
-	echo "not ok 1 - guest $series: $(echo "$err" | head -n1)"
-	exit 1
-fi
+err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1)
+rc=$?
+# what the guest said, even when it did not finish: where a hang or crash came
 n=0
 while IFS= read -r line; do
 	case $line in
@@ -29,7 +27,15 @@ while IFS= read -r line; do
 	"#"*) echo "$line" ;;
 	*) echo "# $line" ;;
 	esac
-done < "$share/out/log"
+done < "$share/out/log" 2>/dev/null
+if [ $rc -ne 0 ]; then
+	last=$(grep -E '^(not )?ok - ' "$share/out/log" 2>/dev/null | tail -n1 | sed 's/^[a-z ]*- //')
+	n=$((n + 1))
+	why=$(echo "$err" | grep -m1 '^vm.sh: ' || echo "$err" | head -n1)
+	echo "not ok $n - ${why#vm.sh: }${last:+ (the last test done: $last)}"
+	echo "1..$n"
+	exit 1
+fi
 # what the kernel offered, kept for scripts/kernel-table, and the README's row
 # for it held against this run
 if [ -s "$share/out/features" ]; then
