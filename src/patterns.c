@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ksym/ksym.h>
+
 #include "patterns.h"
 
 /* The kernel's names are shorter (KSYM_NAME_LEN, 512 with the terminator). */
@@ -34,52 +36,6 @@ int patterns__add(struct patterns *l, const char *p)
 	return 0;
 }
 
-/*
- * The whole file, at most PATTERNS_FILE_MAX bytes (-EFBIG past it: a device
- * or a FIFO that never ends is refused with that much read, no more).
- */
-static int read_bounded(const char *path, char **bufp, size_t *lenp)
-{
-	size_t cap = 1 << 16, len = 0, got;
-	FILE *f = fopen(path, "re");
-	char *buf = NULL, *nb;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (len == cap || !buf) {
-			if (buf)
-				cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (len > PATTERNS_FILE_MAX) {
-			err = -EFBIG;
-			break;
-		}
-		if (got)
-			continue;
-		if (ferror(f))
-			err = -EIO;
-		break;
-	}
-	fclose(f);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
 static bool blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
@@ -91,7 +47,8 @@ int patterns__read_file(struct patterns *l, const char *path, char *why, size_t 
 	char *buf = NULL, *s, *next;
 	int err;
 
-	err = read_bounded(path, &buf, &len);
+	/* (a device or a FIFO that never ends is refused with that much read) */
+	err = ksym__read_file_max(path, PATTERNS_FILE_MAX, &buf, &len);
 	if (err) {
 		snprintf(why, why_len, "cannot read patterns from %s: %s", path,
 			 err == -EFBIG ? "larger than any list of the kernel's functions" :

@@ -18,6 +18,11 @@
 
 int ksym__read_file(const char *path, char **bufp, size_t *lenp)
 {
+	return ksym__read_file_max(path, KSYM_INPUT_MAX, bufp, lenp);
+}
+
+int ksym__read_file_max(const char *path, size_t max, char **bufp, size_t *lenp)
+{
 	size_t cap = 1 << 20, len = 0;
 	char *buf, *nbuf;
 	ssize_t n;
@@ -51,7 +56,7 @@ int ksym__read_file(const char *path, char **bufp, size_t *lenp)
 		if (n == 0)
 			break;
 		len += n;
-		if (len > KSYM_INPUT_MAX) {
+		if (len > max) {
 			err = -EFBIG;
 			goto err;
 		}

@@ -123,8 +123,13 @@ struct ksym_parse_opts {
 #define KSYM_INPUT_MAX (256u << 20)
 #define KSYM_LINE_MAX 4096
 
-/* Read a whole file (works for procfs/tracefs files that report size 0). */
+/*
+ * Read a whole file (works for procfs/tracefs files that report size 0) into a
+ * malloc()ed, NUL-terminated buffer; -EFBIG once more than KSYM_INPUT_MAX, or
+ * max for ksym__read_file_max(), is read.
+ */
 int ksym__read_file(const char *path, char **buf, size_t *len);
+int ksym__read_file_max(const char *path, size_t max, char **buf, size_t *len);
 
 /*
  * Parse buf[0..len) and take ownership of buf (malloc()ed; its front becomes
