@@ -458,6 +458,10 @@ static int targets_from(struct kattach *a, const struct pick *p, size_t n)
 {
 	size_t i;
 
+	/* (a second resolve: the counters were sized for the first targets) */
+	free(a->targets);
+	free(a->stats);
+	a->stats = NULL;
 	a->targets = calloc(n ? n : 1, sizeof(*a->targets));
 	if (!a->targets)
 		return fail(a, ENOMEM, "out of memory");

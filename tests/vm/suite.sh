@@ -20,18 +20,21 @@ err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1)
 rc=$?
 # what the guest said, even when it did not finish: where a hang or crash came
 n=0
-while IFS= read -r line; do
+while IFS= read -r line || [ -n "$line" ]; do
 	case $line in
 	"ok - "*) n=$((n + 1)); echo "ok $n ${line#ok }" ;;
 	"not ok - "*) n=$((n + 1)); echo "not ok $n ${line#not ok }" ;;
 	"#"*) echo "$line" ;;
 	*) echo "# $line" ;;
 	esac
-done < "$share/out/log" 2>/dev/null
+done 2>/dev/null < "$share/out/log"
 if [ $rc -ne 0 ]; then
 	last=$(grep -E '^(not )?ok - ' "$share/out/log" 2>/dev/null | tail -n1 | sed 's/^[a-z ]*- //')
 	n=$((n + 1))
-	why=$(echo "$err" | grep -m1 '^vm.sh: ' || echo "$err" | head -n1)
+	# (vm.sh's notes on the initramfs come first; its verdict last)
+	why=$(echo "$err" | grep '^vm.sh: ' | tail -n1)
+	[ -n "$why" ] || why=$(echo "$err" | head -n1)
+	[ -n "$why" ] || why="guest $series: the VM failed without a word (rc $rc)"
 	echo "not ok $n - ${why#vm.sh: }${last:+ (the last test done: $last)}"
 	echo "1..$n"
 	exit 1
