@@ -333,6 +333,13 @@ static int add_target(const struct ksym *sym, void *ctx)
 	return 0;
 }
 
+static int target_cmp(const void *x, const void *y)
+{
+	const struct kattach_target *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
 static int pick_cmp(const void *x, const void *y)
 {
 	const struct pick *a = x, *b = y;
@@ -1185,7 +1192,7 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
 	struct ksym_table *funcs;
 	struct ksym_db *db;
-	size_t i, again = 0;
+	size_t i, again = 0, moved = 0;
 	int err = 0;
 
 	for (i = 0; i < a->target_cnt; i++)
@@ -1226,7 +1233,14 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 		t->addr = a->addrs[i] = now.addr;
 		t->flags &= ~KATTACH_F_EXCLUDED;
 		a->excluded--;
+		moved++;
 		err = attach_range(a, prog, i, 1);
+	}
+	/* in address order again: hits and confirmations find a target by its address */
+	if (moved) {
+		qsort(a->targets, a->target_cnt, sizeof(*a->targets), target_cmp);
+		for (i = 0; i < a->target_cnt; i++)
+			a->addrs[i] = a->targets[i].addr;
 	}
 	/* the targets' names point into the first tables: both stay until free */
 	a->db2 = db;

@@ -177,6 +177,8 @@ if [ "$old" != "$new" ]; then
 	want=$(( $(grep -c '\[dummy\]$' /sys/kernel/tracing/available_filter_functions_addrs) + 1 ))
 	is "$(json_int attached $O/rel.json)" "$want" "module reload: attached at the new addresses"
 	is "$(grep -o '"excluded":\[\]' $O/rel.json | wc -l)" 1 "module reload: nothing excluded"
+	is "$(grep -o '"confirmed":true' $O/rel.json | wc -l)" "$want" \
+		"module reload: the kernel's link confirms every function at its new address"
 else
 	ok "# SKIP module reload: dummy came back at the same address"
 fi
