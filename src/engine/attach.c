@@ -333,19 +333,15 @@ static int add_target(const struct ksym *sym, void *ctx)
 	return 0;
 }
 
-static int target_cmp(const void *x, const void *y)
+/* By address: the first member of a pick and of a target alike. */
+static int addr_cmp(const void *x, const void *y)
 {
-	const struct kattach_target *a = x, *b = y;
+	const uint64_t *a = x, *b = y;
 
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return *a < *b ? -1 : *a > *b;
 }
-
-static int pick_cmp(const void *x, const void *y)
-{
-	const struct pick *a = x, *b = y;
-
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
+_Static_assert(offsetof(struct pick, addr) == 0 && offsetof(struct kattach_target, addr) == 0,
+	       "addr_cmp() sorts by the first member");
 
 #define BATCH_MIN_NAMES 16
 
@@ -522,7 +518,7 @@ int kattach__resolve(struct kattach *a)
 	}
 	/* One target per address: overlapping patterns and aliases collapse. */
 	if (c.cnt > 1)	/* (none: picks may be NULL) */
-		qsort(c.picks, c.cnt, sizeof(*c.picks), pick_cmp);
+		qsort(c.picks, c.cnt, sizeof(*c.picks), addr_cmp);
 	for (i = j = 0; i < c.cnt; i++)
 		if (!j || c.picks[j - 1].addr != c.picks[i].addr)
 			c.picks[j++] = c.picks[i];
@@ -1238,7 +1234,7 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 	}
 	/* in address order again: hits and confirmations find a target by its address */
 	if (moved) {
-		qsort(a->targets, a->target_cnt, sizeof(*a->targets), target_cmp);
+		qsort(a->targets, a->target_cnt, sizeof(*a->targets), addr_cmp);
 		for (i = 0; i < a->target_cnt; i++)
 			a->addrs[i] = a->targets[i].addr;
 	}
