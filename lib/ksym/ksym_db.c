@@ -1034,7 +1034,21 @@ static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
 			      const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT],
 			      bool share);
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
-			const struct ksym_table *from, uint64_t modules_hash, bool share);
+			const uint64_t anchors[KSYM_ANCHOR_CNT], uint64_t modules_hash, bool share);
+static void find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT]);
+static int live_anchors(struct ksym_db *db, uint64_t a[KSYM_ANCHOR_CNT]);
+
+/*
+ * The whole table from tracefs' list of sites, read live where kcore is open
+ * (whole_from_tracefs()): exact, and a build cache for the next boots once it
+ * has the anchors the list lacks.
+ */
+static bool sites_whole(const struct ksym_db *db, int i)
+{
+	return db->kcore && !db->rebased && !db->pending[i].checked &&
+	       !strcmp(db->pending[i].name, "funcs") && !db->opts.funcs_addrs_path &&
+	       !strcmp(db->funcs_source, "available_filter_functions_addrs");
+}
 
 /*
  * Pending entry i's table t into /run: what the patterns match of it where
@@ -1088,8 +1102,11 @@ void ksym_db__flush(struct ksym_db *db)
 	}
 	for (i = 0; i < db->pending_cnt; i++) {
 		const struct ksym_table *from = db->pending[i].t;
+		uint64_t anchors[KSYM_ANCHOR_CNT];
 		struct ksym_table *c = NULL;
 
+		if (sites_whole(db, i) && !live_anchors(db, anchors))
+			build_store(db, from, anchors, db->pending[i].key.modules_hash, false);
 		if (db->pending[i].checked) {
 			err = checked_table(db, from, &c);
 			if (!err && !db->pending[i].partial && !db->rebased && !db->opts.kcore_path)
@@ -1097,9 +1114,13 @@ void ksym_db__flush(struct ksym_db *db)
 			/* a function not where the build cache said: no cache from it */
 			if (db->rebased && db->rebase_bad)
 				err = -ESTALE;
-			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path)
-				build_store(db, c, from, db->pending[i].key.modules_hash,
+			/* (a share has the anchors: the filter keeps the names the check
+			 * looks up) */
+			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path) {
+				find_anchors(from, anchors);
+				build_store(db, c, anchors, db->pending[i].key.modules_hash,
 					    db->pending[i].partial);
+			}
 			if (!err && db->rebased && db->live_merged && !db->match_stored) {
 				build_match_store(db, c, &db->layout, db->anchors, false);
 				db->match_stored = true;
@@ -1549,19 +1570,42 @@ static int build_funcs(struct ksym_db *db)
 }
 
 /* Where the kcore check needs them: text bounds and ftrace's callers, from t. */
+static const char *const anchor_names[KSYM_ANCHOR_CNT] = {
+	[KSYM_ANCHOR_STEXT] = "_stext", [KSYM_ANCHOR_ETEXT] = "_etext",
+	[KSYM_ANCHOR_SINITTEXT] = "_sinittext", [KSYM_ANCHOR_EINITTEXT] = "_einittext",
+	[KSYM_ANCHOR_FTRACE_CALLER] = "ftrace_caller",
+	[KSYM_ANCHOR_FTRACE_REGS_CALLER] = "ftrace_regs_caller",
+};
+
 static void find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT])
 {
-	static const char *const names[KSYM_ANCHOR_CNT] = {
-		[KSYM_ANCHOR_STEXT] = "_stext", [KSYM_ANCHOR_ETEXT] = "_etext",
-		[KSYM_ANCHOR_SINITTEXT] = "_sinittext", [KSYM_ANCHOR_EINITTEXT] = "_einittext",
-		[KSYM_ANCHOR_FTRACE_CALLER] = "ftrace_caller",
-		[KSYM_ANCHOR_FTRACE_REGS_CALLER] = "ftrace_regs_caller",
-	};
 	struct ksym s;
 	int i;
 
 	for (i = 0; i < KSYM_ANCHOR_CNT; i++)
-		a[i] = ksym_table__find(t, names[i], "", &s, 1) > 0 ? s.addr : 0;
+		a[i] = ksym_table__find(t, anchor_names[i], "", &s, 1) > 0 ? s.addr : 0;
+}
+
+/*
+ * The anchors of a table that has none (tracefs' list of sites): the
+ * kernel's table in memory, else /proc/kallsyms, read for their names only.
+ * Called after the attach: its time is the store's.
+ */
+static int live_anchors(struct ksym_db *db, uint64_t a[KSYM_ANCHOR_CNT])
+{
+	struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = true, .names = anchor_names,
+				      .name_cnt = KSYM_ANCHOR_CNT, .stop = db->opts.stop };
+	struct ksym_table *t = NULL;
+
+	if (db->opts.syms_from != KSYM_SYMS_KALLSYMS && db->opts.syms_from != KSYM_SYMS_ITER)
+		t = ksym_kmem__load(db->kcore, &po);
+	if (!t)
+		t = ksym_table__load(KSYM_FMT_KALLSYMS, "/proc/kallsyms", &po);
+	if (!t)
+		return -errno;
+	find_anchors(t, a);
+	ksym_table__free(t);
+	return a[KSYM_ANCHOR_STEXT] && a[KSYM_ANCHOR_ETEXT] ? 0 : -ENOENT;
 }
 
 /*
@@ -1595,9 +1639,8 @@ static void build_match_store(struct ksym_db *db, const struct ksym_table *t,
  * table, or only the patterns' share where that is all the run read.
  */
 static void build_store(struct ksym_db *db, const struct ksym_table *checked,
-			const struct ksym_table *from, uint64_t modules_hash, bool share)
+			const uint64_t anchors[KSYM_ANCHOR_CNT], uint64_t modules_hash, bool share)
 {
-	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_cache_key now;
 	struct ksym_layout l;
 	char name[64], *mods;
@@ -1617,8 +1660,6 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	free(mods);
 	if (err)
 		return;
-	/* (a share has them: the filter keeps the names the kcore check looks up) */
-	find_anchors(from, anchors);
 	if (share) {
 		build_match_store(db, checked, &l, anchors, true);
 		ksym_layout__free(&l);

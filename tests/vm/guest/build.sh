@@ -87,9 +87,28 @@ run_boot() {
 	$K "$@" > $O/$n.out 2> $O/$n.err
 }
 
+# A cold run of the whole kernel reads tracefs' list of sites (Linux >= 6.5):
+# the next boot's first run is served from the build cache it writes, the same
+# functions at the same addresses.
+whole_sites() {
+	rm -rf /run/ksymattach $D
+	$K -l -p '*' > $O/ws-cold.txt 2> $O/ws-cold.err
+	f=$(ls $D/build-* 2>/dev/null | head -n1)
+	check "a cold run of the whole kernel from tracefs' list writes the build cache ($f)" \
+		sh -c "[ -s '$f' ] && tail -n 1 $O/ws-cold.txt | grep -q '(available_filter_functions_addrs)'"
+	run_boot ws-boot -l -p '*'
+	run_boot ws-boot-j -l -p '*' -o json
+	funcs $O/ws-cold.txt > $O/ws-cold.f
+	funcs $O/ws-boot.out > $O/ws-boot.f
+	check "the next boot's first run of the whole kernel: from the build cache, every function where tracefs lists it ($(wc -l < $O/ws-boot.f))" \
+		sh -c "grep -q '\"build_cache\":true' $O/ws-boot-j.out && [ -s $O/ws-boot.f ] && cmp -s $O/ws-cold.f $O/ws-boot.f"
+	diff $O/ws-cold.f $O/ws-boot.f | head -n 5 | sed 's/^/# /'
+}
+
 case $step in
 a)
 	first_boot 6.12
+	whole_sites
 	;;
 b)
 	first_boot 6.1
