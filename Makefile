@@ -172,7 +172,8 @@ run: $(OUTPUT)/ksymattach
 UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_ksym_kmem test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
 	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan \
-	$(OUTPUT)/tests/test_hitprog $(OUTPUT)/tests/test_hitprog-asan
+	$(OUTPUT)/tests/test_hitprog $(OUTPUT)/tests/test_hitprog-asan \
+	$(OUTPUT)/tests/test_halve $(OUTPUT)/tests/test_halve-asan
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 DATA := $(patsubst tests/data/%.xz,$(OUTPUT)/data/%,$(wildcard tests/data/*/*.xz))
@@ -219,6 +220,15 @@ $(OUTPUT)/tests/test_hitprog-asan: tests/unit/test_hitprog.c src/engine/hitprog.
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(HITPROG_INC) $< src/engine/hitprog.c \
 		$(LIBBPF_OBJ) -lcmocka -lelf -lz -lzstd -o $@
+
+# The engine's halving of refused links, against a fake kernel.
+$(OUTPUT)/tests/test_halve: tests/unit/test_halve.c src/engine/halve.c src/engine/halve.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc/engine $< src/engine/halve.c -lcmocka -o $@
+$(OUTPUT)/tests/test_halve-asan: tests/unit/test_halve.c src/engine/halve.c src/engine/halve.h
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc/engine $< src/engine/halve.c \
+		-lcmocka -o $@
 
 # The config parser: the service's, with the glob matcher it checks patterns with.
 CONFIG_INC := -Isrc/service -Isrc/engine $(LIB_INC) -Ibpf

@@ -24,6 +24,7 @@
 
 #include "attach.h"
 #include "clock.h"
+#include "halve.h"
 #include "hitprog.h"
 #include "ksymattach.skel.h"
 #include "ksymattach_session.skel.h"
@@ -797,35 +798,92 @@ static bool refuses(const struct kattach *a, int err)
 }
 
 /*
- * Targets [i, i + n) in one link (the kernel resolver: names [i, i + n), each
- * name once in all). One address or name the kernel refuses fails the whole
- * link: halve until the culprits stand alone, leave them out and carry on.
- * ENOMEM halves too, without leaving anything out.
+ * halve__links()' ops over the targets (the kernel resolver: names [i, i + n),
+ * each name once in all): the resolvers' links through attach_one(), or the
+ * floor's, made by hand.
+ */
+struct range_ctx {
+	struct kattach *a;
+	struct bpf_program *prog;
+	enum bpf_attach_type type;
+	bool floor;
+};
+
+static int range_link(void *ctx, size_t i, size_t n, size_t *cnt)
+{
+	struct range_ctx *rc = ctx;
+	struct kattach *a = rc->a;
+	int fd;
+
+	if (rc->floor) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = a->addrs + i,
+			    .kprobe_multi.cnt = n);
+
+		*cnt = n;
+		fd = bpf_link_create(a->floor_prog, 0, rc->type, &lo);
+		fd = fd < 0 ? -errno : fd;
+	} else {
+		fd = attach_one(a, rc->prog, i, n, cnt);
+	}
+	return fd < 0 ? no_multi(a, fd) : fd;
+}
+
+static int range_keep(void *ctx, int fd)
+{
+	struct range_ctx *rc = ctx;
+	struct kattach *a = rc->a;
+
+	if (!rc->floor)
+		return push_link(a, fd);
+	a->floor_links[a->floor_link_cnt++] = fd;	/* (one slot per target) */
+	a->links_made++;
+	return 0;
+}
+
+static bool range_refuses(void *ctx, int err)
+{
+	struct range_ctx *rc = ctx;
+
+	return rc->floor ? refuses_address(err) : refuses(rc->a, err);
+}
+
+static void range_leave_out(void *ctx, size_t i, int err)
+{
+	struct range_ctx *rc = ctx;
+
+	if (rc->a->by_name && !rc->floor)
+		exclude_name(rc->a, rc->a->names[i], err);
+	else
+		exclude(rc->a, &rc->a->targets[i], err);
+}
+
+static const struct halve_ops range_ops = {
+	.link = range_link,
+	.keep = range_keep,
+	.refuses = range_refuses,
+	.leave_out = range_leave_out,
+};
+
+/*
+ * Targets [i, i + n) in links halved around what the kernel refuses: a
+ * resolver's that hands over addresses or names (not libbpf's globs, which
+ * it resolves itself), or the floor's (prog NULL).
  */
 static int attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n)
 {
-	bool halves = a->opts.resolver == KATTACH_RES_KSYM || a->by_name;
-	size_t cnt;
-	int err;
+	struct range_ctx rc = {
+		.a = a, .prog = prog, .floor = a->opts.resolver == KATTACH_RES_FLOOR,
+		.type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
+							: BPF_TRACE_KPROBE_MULTI,
+	};
+	struct halve_opts ho = {
+		.sz = sizeof(ho), .ctx = &rc, .stop = a->opts.stop,
+		.no_halving = !rc.floor && a->opts.resolver != KATTACH_RES_KSYM && !a->by_name,
+	};
+	size_t cnt = n;
+	int err = halve__links(&range_ops, &ho, i, n, &cnt);
 
-	if (a->opts.stop && *a->opts.stop)
-		return -EINTR;
-	err = attach_one(a, prog, i, n, &cnt);
-	if (err >= 0)
-		return push_link(a, err);
-	err = no_multi(a, err);
-	if (halves && n > 1 && (refuses(a, err) || err == -ENOMEM)) {
-		err = attach_range(a, prog, i, n / 2);
-		return err ? err : attach_range(a, prog, i + n / 2, n - n / 2);
-	}
-	if (halves && n == 1 && refuses(a, err)) {
-		if (a->by_name)
-			exclude_name(a, a->names[i], -err);
-		else
-			exclude(a, &a->targets[i], -err);
-		return 0;
-	}
-	return attach_error(a, err, cnt);
+	return err && err != -EINTR ? attach_error(a, err, cnt) : err;
 }
 
 /* The perf kprobe PMU: without it there are no kprobes to fall back on. */
@@ -1251,30 +1309,6 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
  * layout asked for. What is left of a stall with nothing to resolve and
  * nothing to prepare.
  */
-/* Floor links over targets [i, i + n): halved around what the kernel refuses. */
-static int floor_range(struct kattach *a, enum bpf_attach_type type, size_t i, size_t n)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = a->addrs + i,
-		    .kprobe_multi.cnt = n);
-	int fd = bpf_link_create(a->floor_prog, 0, type, &lo), err;
-
-	if (fd >= 0) {
-		a->floor_links[a->floor_link_cnt++] = fd;
-		a->links_made++;
-		return 0;
-	}
-	fd = no_multi(a, fd);
-	if (n > 1 && (refuses_address(fd) || fd == -ENOMEM)) {
-		err = floor_range(a, type, i, n / 2);
-		return err ? err : floor_range(a, type, i + n / 2, n - n / 2);
-	}
-	if (n == 1 && refuses_address(fd)) {
-		exclude(a, &a->targets[i], -fd);
-		return 0;
-	}
-	return attach_error(a, fd, n);
-}
-
 static int attach_floor(struct kattach *a)
 {
 	enum bpf_attach_type type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
@@ -1298,8 +1332,10 @@ static int attach_floor(struct kattach *a)
 		a->addrs[i] = a->targets[i].addr;
 	t0 = now_ns();
 	for (i = 0; i < a->target_cnt && !err; i += step)
-		err = floor_range(a, type, i, a->target_cnt - i < step ? a->target_cnt - i : step);
+		err = attach_range(a, NULL, i, a->target_cnt - i < step ? a->target_cnt - i : step);
 	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+	if (err == -EINTR)
+		return fail(a, EINTR, "interrupted while attaching");
 	if (!err)
 		a->attached = a->target_cnt - a->excluded;
 	return err;

@@ -1,5 +1,5 @@
 # bench-sweep.sh (run in the guest by bench.sh): the attach stall from a hundred
-# functions to the whole kernel. Each point is one --compare (every row: ksym cold,
+# functions to the whole kernel. Each point is one --compare, 3 rounds (every row: ksym cold,
 # warm and from the build cache, the kernel given names, libbpf, the floor) over
 # every k-th of the distinct names tracefs lists (spread over the whole kernel, not
 # a prefix): 100, 1,000 and 10,000 of them, then every traceable function (-p '*'),
@@ -62,9 +62,9 @@ for n in 100 1000 10000; do
 	awk -v k=$((total / n)) -v n=$n 'NR % k == 0 && c < n { print; c++ }' $W/all > $W/names-$n
 	point "$n" 3 -p @$W/names-$n
 done
-point all 1 -p '*'
+point all 3 -p '*'
 # the selftest's filter (tools/testing/selftests/bpf: vmlinux only, a name once)
 grep -v '\[' $F | sed 's/ .*//' | awk '!seen[$0]++' |
 	grep -v -e '^arch_cpu_idle$' -e '^default_idle$' -e '^rcu_' -e '^bpf_dispatcher_xdp_func$' \
 		-e '^__ftrace_invalid_address__' > $W/selftest
-point selftest 1 -p @$W/selftest
+point selftest 3 -p @$W/selftest
