@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#ifndef KSA_ATTACH_INTERNAL_H
+#define KSA_ATTACH_INTERNAL_H
+
+/*
+ * The engine's state and the helpers its files share: resolve.c (patterns
+ * to targets), attach.c (links, counters, detach), kprobes.c (the classic-kprobe fallback), floor.c
+ * (the floor resolver), errors.c (the kernel's refusals as messages). Not
+ * for the engine's users: attach.h is theirs.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "attach.h"
+#include "hitprog.h"
+
+struct bpf_program;
+struct bpf_link;
+struct ksymattach_bpf;
+struct ksymattach_session_bpf;
+
+struct kattach {
+	struct kattach_opts opts;
+	struct ksym_db *db;
+	struct ksym_db *db2;		/* a re-resolution's (reresolve runs once) */
+	struct ksym_table *funcs;	/* traceable functions, with addresses (db's) */
+	struct kattach_target *targets;
+	size_t target_cnt;
+	struct ksa_stat *stats;	/* the targets' counters, made by the first collect */
+	unsigned long *addrs;
+	/*
+	 * The program: the hit counter loaded by hand (kprobe.multi, classic
+	 * kprobes), or a libbpf object: kprobe.session's, or the one libbpf
+	 * attaches by pattern (the libbpf resolver).
+	 */
+	struct hitprog hp;
+	struct ksymattach_bpf *skel;
+	struct ksymattach_session_bpf *sskel;
+	int prog_fd;			/* whichever it is */
+	int *links;			/* link fds */
+	size_t link_cnt;		/* alive now */
+	size_t links_made;		/* for the report, after detach too */
+	const char **names;	/* by_name: distinct names, per link */
+	/* links of names: the kernel resolver, or libbpf given names, not globs */
+	bool by_name;
+	size_t attached;
+	const char *source;
+	uint64_t phase_ns[KATTACH_PH_CNT];
+	uint64_t prep_ns;	/* libbpf mode: our own resolution, outside the phases */
+	ssize_t confirmed;	/* targets the kernel lists in its links; -1: not told */
+	size_t links_cap;
+	size_t excluded;
+	bool fell_back;
+	struct bpf_program *kprobe_prog;	/* LIBBPF, classic kprobes: the object's */
+	struct bpf_link **blinks;	/* LIBBPF, classic kprobes: libbpf's own links */
+	size_t blink_cnt;
+	int floor_prog;		/* FLOOR: the raw program's fd, its links' below (-1: none) */
+	int *floor_links;
+	size_t floor_link_cnt;
+	char err[320];
+};
+
+
+/*
+ * What a resolver is, as values the engine reads instead of asking which one
+ * it is (resolvers[] in attach.c).
+ */
+enum ka_names {
+	KA_NAMES_NEVER,		/* the kernel gets addresses */
+	KA_NAMES_ALWAYS,	/* the kernel gets names and resolves them */
+	KA_NAMES_IF_PLAIN,	/* names where every pattern is a plain name, else globs */
+};
+
+struct ka_resolver {
+	const char *name;
+	enum ka_names names;
+	bool libbpf_links;	/* libbpf makes the links: its object, its attach calls */
+	bool empty_program;	/* the floor's "r0 = 0; exit", no counters */
+	bool prep_outside;	/* our resolution only serves the report: out of the stall */
+	bool reresolves;	/* a module function refused: looked up once more */
+};
+
+const struct ka_resolver *ka_resolver(const struct kattach *a);
+
+/* The engine's message from fmt; returns err as a negative errno. */
+int ka_fail(struct kattach *a, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ka_warn(const struct kattach *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Targets and picks by address, their first member (resolve.c) */
+int ka_addr_cmp(const void *x, const void *y);
+
+/* Links and the targets they leave out (attach.c) */
+int ka_push_link(struct kattach *a, int fd);
+void ka_exclude(struct kattach *a, struct kattach_target *t, int err);
+void ka_exclude_name(struct kattach *a, const char *name, int err);
+ssize_t ka_distinct_names(struct kattach *a);
+int ka_attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n);
+int ka_no_multi(struct kattach *a, int err);
+
+/* The kernel's refusals (errors.c) */
+int ka_attach_error(struct kattach *a, int err, size_t cnt);
+int ka_load_error(struct kattach *a, int err, const char *log);
+int ka_no_bpf(struct kattach *a);
+int ka_no_probes(struct kattach *a);
+int ka_session_missing(struct kattach *a);
+
+/* Classic kprobes (kprobes.c) */
+int ka_attach_kprobes(struct kattach *a);
+bool ka_can_fall_back(const struct kattach *a, int err, size_t links);
+int ka_fall_back(struct kattach *a);
+
+/* The floor (floor.c) */
+int ka_attach_floor(struct kattach *a);
+
+#endif

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * kattach__resolve(): the patterns' traceable functions from the lookup
+ * layer, each at its ftrace site, as the engine's targets in address order.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ksym/ksym.h>
+
+#include "attach_internal.h"
+#include "clock.h"
+#include "kernel.h"
+
+/* The traceable functions, with addresses, from the lookup layer. */
+static int load_funcs(struct kattach *a, bool no_build_cache)
+{
+	const struct kattach_opts *o = &a->opts;
+	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
+	int err, ph;
+
+	if (o->sources)
+		memcpy(&dbo, o->sources, o->sources->sz < sizeof(dbo) ? o->sources->sz : sizeof(dbo));
+	dbo.sz = sizeof(dbo);
+	/* the blacklist only matters to a listing (classic kprobes load it later) */
+	dbo.need = KSYM_DB_FUNCS | (o->list_only ? KSYM_DB_BLACKLIST : 0);
+	dbo.allow_unknown_traceability = o->list_only;
+	dbo.patterns = o->patterns;
+	dbo.pattern_cnt = o->pattern_cnt;
+	dbo.stop = o->stop;
+	dbo.no_build_cache |= no_build_cache;
+	a->db = ksym_db__new(&dbo);
+	if (!a->db)
+		return ka_fail(a, ENOMEM, "out of memory");
+	err = ksym_db__load(a->db);
+	/* read, parse, index: the same phases here */
+	for (ph = 0; ph <= KSYM_PH_INDEX; ph++)
+		a->phase_ns[ph] += ksym_db__phase_ns(a->db, ph);
+	if (err)
+		return ka_fail(a, err, "%s", ksym_db__errmsg(a->db));
+	a->funcs = ksym_db__funcs(a->db);
+	a->source = ksym_db__funcs_source(a->db);
+	return 0;
+}
+
+/*
+ * A match, before it is a target: a tenth of a target's size (which carries
+ * its counters), so that sorting the whole kernel's 48,000 matches by address
+ * moves 1.5 MB, not 16.
+ */
+struct pick {
+	uint64_t addr;
+	const char *name;
+	const char *module;
+	unsigned int flags;
+};
+
+struct collect_ctx {
+	struct kattach *a;
+	struct pick *picks;
+	size_t cnt, cap;
+	size_t matched;		/* left out by excludes or skip_addrs */
+};
+
+/* A glob as -p takes it: "mod:glob" for a module's functions, ":glob" for vmlinux's. */
+static bool pattern_matches(const char *p, const char *name, const char *module)
+{
+	const char *colon = strchr(p, ':');
+
+	if (colon) {
+		size_t len = colon - p;
+
+		if (len ? !module || strlen(module) != len || strncmp(p, module, len) : !!module)
+			return false;
+		p = colon + 1;
+	}
+	return ksym_glob_match(p, name);
+}
+
+static bool excluded_by_glob(const struct kattach *a, const struct ksym *sym)
+{
+	size_t i;
+
+	for (i = 0; i < a->opts.exclude_cnt; i++)
+		if (pattern_matches(a->opts.excludes[i], sym->name, sym->module))
+			return true;
+	return false;
+}
+
+/* Attached elsewhere already (opts.skip_addrs, sorted). */
+static bool skipped_addr(const struct kattach *a, uint64_t loc)
+{
+	const uint64_t *v = a->opts.skip_addrs;
+	size_t lo = 0, hi = a->opts.skip_cnt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < loc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->opts.skip_cnt && v[lo] == loc;
+}
+
+static int add_target(const struct ksym *sym, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct kattach *a = c->a;
+
+	uint64_t loc = sym->addr;
+	int tr;
+
+	if (sym->flags & KSYM_F_UNRESOLVED)
+		return 0;
+	if (a->opts.stop && *a->opts.stop)
+		return ka_fail(a, EINTR, "interrupted while resolving");
+	/* matched, but no target: it does not count as a match either */
+	if (excluded_by_glob(a, sym)) {
+		c->matched++;
+		return 0;
+	}
+	/* where ftrace attaches; a kallsyms candidate without a call site is no function
+	 * the kernel can trace, so no match */
+	tr = ksym_db__ftrace_loc(a->db, sym, &loc);
+	if (tr == 0 || tr == -ESTALE)
+		return tr;	/* -ESTALE: the build cache was wrong, resolve again */
+	if (tr < 0 && tr != -ENODATA)
+		return ka_fail(a, tr, "cannot check %s in the kernel text: %s", sym->name,
+			    strerror(-tr));
+	if (skipped_addr(a, loc)) {
+		c->matched++;
+		return 0;
+	}
+	if (c->cnt == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 256;
+		struct pick *n = realloc(c->picks, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->picks = n;
+		c->cap = ncap;
+	}
+	c->picks[c->cnt++] = (struct pick){
+		.addr = loc, .name = sym->name, .module = sym->module,
+		.flags = (sym->flags & KSYM_F_AMBIGUOUS) | (tr > 0 ? KSYM_F_TRACEABLE : 0) |
+			 (ksym_db__blacklisted(a->db, sym->addr) ? KSYM_F_BLACKLISTED : 0),
+	};
+	return 0;
+}
+
+/* By address: the first member of a pick and of a target alike. */
+int ka_addr_cmp(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+
+	return *a < *b ? -1 : *a > *b;
+}
+_Static_assert(offsetof(struct pick, addr) == 0 && offsetof(struct kattach_target, addr) == 0,
+	       "ka_addr_cmp() sorts by the first member");
+
+#define BATCH_MIN_NAMES 16
+
+static bool live_sources(const struct kattach *a)
+{
+	const struct ksym_db_opts *s = a->opts.sources;
+
+	return !s || !(s->kallsyms_path || s->system_map_path || s->vmlinux_path ||
+		       s->funcs_path || s->funcs_addrs_path);
+}
+
+/* Every pattern's traceable functions into c->picks. */
+static int collect(struct kattach *a, struct collect_ctx *c)
+{
+	bool batch;
+	size_t i, j;
+	int err = 0;
+
+	/* past the measured break-even (bench: tens of lookups), index the names */
+	for (i = j = 0; i < a->opts.pattern_cnt; i++)
+		j += ksym_glob_is_literal(a->opts.patterns[i]);
+	batch = j >= BATCH_MIN_NAMES && !ksym_table__batch_begin(a->funcs);
+	for (i = 0; i < a->opts.pattern_cnt && !err; i++) {
+		const char *p = a->opts.patterns[i];
+		size_t before = c->cnt, left_out = c->matched;
+
+		/* an exact name is one index lookup, not a pass over every function */
+		if (ksym_glob_is_literal(p)) {
+			struct ksym sym[64];
+			int n = ksym_table__find(a->funcs, p, NULL, sym, 64);
+
+			for (j = 0; j < (size_t)n && j < 64 && !err; j++)
+				err = add_target(&sym[j], c);
+		} else {
+			err = ksym_table__match(a->funcs, p, add_target, c);
+		}
+		if (!err && c->cnt == before && !a->opts.allow_empty)
+			err = c->matched > left_out
+				? ka_fail(a, ENOENT, "every function '%s' matches is excluded", p)
+				: ka_fail(a, ENOENT, "no traceable function matches '%s' (in %s)", p,
+				       kattach__source(a));
+	}
+	if (batch)
+		ksym_table__batch_end(a->funcs);
+	return err;
+}
+
+/* The targets, one per pick, their counters zeroed. */
+static int targets_from(struct kattach *a, const struct pick *p, size_t n)
+{
+	size_t i;
+
+	/* (a second resolve: the counters were sized for the first targets) */
+	free(a->targets);
+	free(a->stats);
+	a->stats = NULL;
+	a->targets = calloc(n ? n : 1, sizeof(*a->targets));
+	if (!a->targets)
+		return ka_fail(a, ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		a->targets[i].addr = p[i].addr;
+		a->targets[i].name = p[i].name;
+		a->targets[i].module = p[i].module;
+		a->targets[i].flags = p[i].flags;
+	}
+	a->target_cnt = n;
+	return 0;
+}
+
+int kattach__resolve(struct kattach *a)
+{
+	struct collect_ctx c = { .a = a };
+	uint64_t t0;
+	size_t i, j;
+	int err = 0;
+
+	if (!a->opts.pattern_cnt)
+		return ka_fail(a, EINVAL, "no pattern given (-p GLOB)");
+	/* the live kernel's files would fail for want of what it lacks: say that */
+	if (!a->opts.list_only && live_sources(a) && !kernel_can_probe())
+		return ka_no_probes(a);
+	if (!a->opts.list_only && live_sources(a) && (err = ka_no_bpf(a)))
+		return err;
+	err = load_funcs(a, false);
+	if (err)
+		return err;
+
+	t0 = now_ns();
+	err = collect(a, &c);
+	if (err == -ESTALE && ksym_db__from_build_cache(a->db)) {
+		/* the build cache was wrong about this kernel (its file is gone): cold */
+		free(c.picks);
+		c = (struct collect_ctx){ .a = a };
+		ksym_db__free(a->db);
+		a->db = NULL;
+		a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
+		err = load_funcs(a, true);
+		if (err)
+			return err;
+		t0 = now_ns();
+		err = collect(a, &c);
+	}
+	if (err) {
+		free(c.picks);
+		a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
+		return err < 0 && !a->err[0] ? ka_fail(a, err, "%s", strerror(-err)) : err;
+	}
+	/* One target per address: overlapping patterns and aliases collapse. */
+	if (c.cnt > 1)	/* (none: picks may be NULL) */
+		qsort(c.picks, c.cnt, sizeof(*c.picks), ka_addr_cmp);
+	for (i = j = 0; i < c.cnt; i++)
+		if (!j || c.picks[j - 1].addr != c.picks[i].addr)
+			c.picks[j++] = c.picks[i];
+	err = targets_from(a, c.picks, j);
+	free(c.picks);
+	a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
+	if (err)
+		return err;
+	/*
+	 * libbpf resolves inside its attach call: ours only serves the report;
+	 * the floor's addresses are known in advance
+	 */
+	if (ka_resolver(a)->prep_outside) {
+		for (i = KATTACH_PH_READ; i <= KATTACH_PH_MATCH; i++) {
+			a->prep_ns += a->phase_ns[i];
+			a->phase_ns[i] = 0;
+		}
+	}
+	return 0;
+}
