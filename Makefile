@@ -96,7 +96,8 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # one object per need: the session program's kfuncs make its load read vmlinux BTF
-$(OBJ)/src/engine/attach.o: $(OUTPUT)/ksymattach.skel.h $(OUTPUT)/ksymattach_session.skel.h
+$(OBJ)/src/engine/attach.o $(OBJ)/src/engine/kprobes.o: $(OUTPUT)/ksymattach.skel.h \
+	$(OUTPUT)/ksymattach_session.skel.h
 
 # libbpf's headers (and its newer UAPI copy) come with its build: every object
 # of the tool waits for it; the library's do not need it.
