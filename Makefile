@@ -27,10 +27,6 @@ INSTALL ?= install
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
-# libbpf's UAPI copy: newer than the distribution's linux/bpf.h (link info, session)
-LDLIBS := -lelf -lz -lzstd -pthread
-# the config parser, linked statically into the tool (Debian's libinih-dev has the .a)
-APP_LDLIBS := -l:libinih.a $(LDLIBS)
 
 # One directory per part, dependencies one way, each part compiled with only
 # the include paths of what it may use:
@@ -65,8 +61,7 @@ $(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf $(
 $(OBJ)/src/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Isrc/service \
 	-Ibench -Ibpf $(BPF_INC) -DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"'
 LDLIBS := -lelf -lz -lzstd -pthread
-# the config parser, linked statically into the tool (Debian's libinih-dev has the .a)
-APP_LDLIBS := -l:libinih.a $(LDLIBS)
+APP_LDLIBS := $(LDLIBS)
 
 .SECONDARY:
 .PHONY: all lib
@@ -147,7 +142,7 @@ vmlinux-h:
 # Fresh Debian 12: what the build and the tests need, from Debian 12's own archive.
 DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-dev \
 	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl \
-	libclang-rt-14-dev libinih-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
+	libclang-rt-14-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
 	prometheus systemd bash-completion debian-archive-keyring strace
 .PHONY: deps
 deps:
@@ -236,12 +231,12 @@ CONFIG_INC := -Isrc/service -Isrc/engine $(LIB_INC) -Ibpf
 CONFIG_SRCS := src/service/config.c lib/ksym/glob.c
 $(OUTPUT)/tests/test_config: tests/unit/test_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CONFIG_INC) $< $(CONFIG_SRCS) -l:libinih.a -lcmocka -o $@
+	$(CC) $(CFLAGS) $(CONFIG_INC) $< $(CONFIG_SRCS) -lcmocka -o $@
 
 $(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(CONFIG_INC) $< $(CONFIG_SRCS) \
-		-l:libinih.a -lcmocka -o $@
+		-lcmocka -o $@
 
 # libFuzzer targets: one per parser format, the cache loaders, the globs, the config.
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -279,7 +274,7 @@ $(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
 
 $(OUTPUT)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $(CONFIG_INC) $< $(CONFIG_SRCS) -l:libinih.a -o $@
+	$(CLANG) $(FUZZ_FLAGS) $(CONFIG_INC) $< $(CONFIG_SRCS) -o $@
 
 .PHONY: fuzz
 fuzz: $(FUZZ_BINS)

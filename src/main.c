@@ -221,6 +221,9 @@ static void add_pattern(struct argp_state *state, const char *arg)
 			usage_error(state, "%s", why);
 		return;
 	}
+	/* the config's own check: a pattern no function name can match says why */
+	if (ksym_glob_check(arg, why, sizeof(why)))
+		usage_error(state, "pattern '%s' can never match: %s", arg, why);
 	err = patterns__add(&env.patterns, arg);
 	if (err)
 		usage_error(state, "%s", err == -E2BIG ? "too many patterns" : strerror(-err));

@@ -44,7 +44,7 @@ static bool blank(char c)
 int patterns__read_file(struct patterns *l, const char *path, char *why, size_t why_len)
 {
 	size_t len = 0, line = 0, before = l->cnt;
-	char *buf = NULL, *s, *next;
+	char *buf = NULL, *s, *next, reason[160];
 	int err;
 
 	/* (a device or a FIFO that never ends is refused with that much read) */
@@ -75,6 +75,11 @@ int patterns__read_file(struct patterns *l, const char *path, char *why, size_t 
 			return -EINVAL;
 		}
 		*end = '\0';
+		if (ksym_glob_check(s, reason, sizeof(reason))) {
+			snprintf(why, why_len, "%s:%zu: pattern '%.*s' can never match: %s", path,
+				 line, 80, s, reason);
+			return -EINVAL;
+		}
 		err = patterns__add(l, s);
 		if (err) {
 			snprintf(why, why_len, "%s: %s", path, err == -E2BIG ?

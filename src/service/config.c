@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * ksymattach.conf through inih. inih sees the file one line at a time through
- * our reader, which counts the lines (Debian's inih does not pass the handler
- * a line number) and decides what inih would get wrong or leave unsaid: NULs,
- * overlong lines, sections, lines that are no "key = value", indentation
- * (inih would take it for a continuation). A line refused is handed to inih
- * as a blank one, so that inih's count and ours stay the same.
+ * ksymattach.conf: "key = value" lines, '#' or ';' comments, no sections.
+ *
+ * The lines are split here, not by inih. This file has to refuse, with its
+ * line number, everything inih would read differently or pass over in
+ * silence: NULs, overlong lines, sections, indented lines (continuations to
+ * inih), "key: value". Once those are refused, what inih would add is one
+ * split at '=' and its inline comments; its line buffer's size differs
+ * between Debian's build and upstream's, and Debian's does not pass a line
+ * number. So the split below keeps inih's rules (a ';' after a blank starts
+ * a comment) in a few lines of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,18 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <ini.h>
 #include <ksym/ksym.h>
 
 #include "config.h"
-
-/*
- * Debian's inih (55-1) makes INI_MAX_LINE a variable, upstream's is a
- * constant 200. Weak, so that either links; with upstream's the reader finds
- * a smaller buffer and lines longer than it holds are errors.
- */
-#pragma weak ini_max_line
-extern int ini_max_line;
 
 #define ERRORS_MAX 50	/* then error_fn hears "too many errors" and parsing stops */
 #define QUOTE_MAX 72	/* a value quoted in a message, escaped, before "..." */
@@ -100,7 +95,7 @@ static const char *quote(char *buf, size_t sz, const char *s)
 
 struct parser {
 	const char *pos, *end;	/* what is left of the file */
-	unsigned int lineno;	/* the line inih has now */
+	unsigned int lineno;	/* the line being read */
 	bool stop;
 	struct ksa_config *c;
 	const char *name;
@@ -108,7 +103,6 @@ struct parser {
 	size_t err_sz;
 	int code;		/* of the first problem */
 	unsigned int err_cnt;
-	unsigned int err_line;	/* of the last problem: inih's error needs no second one */
 	void (*error_fn)(const char *msg, void *ctx);
 	void *error_ctx;
 };
@@ -134,7 +128,6 @@ problem(struct parser *p, unsigned int line, int code, const char *fmt, ...)
 	if (!p->err_cnt)
 		p->code = code;
 	p->err_cnt++;
-	p->err_line = line;
 	if (!p->error_fn) {
 		p->stop = true;
 		return;
@@ -153,127 +146,6 @@ static bool nomem(struct parser *p)
 }
 
 /* ---- patterns ---- */
-
-static bool sym_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '.' || c == '$';
-}
-
-/*
- * '-' as in module file names, though the kernel's own names have '_' there
- * (KBUILD_MODNAME): "nf-conntrack:" finds nothing unless the engine maps it.
- */
-static bool module_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '-';
-}
-
-static int why_not(char *why, size_t sz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int why_not(char *why, size_t sz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && sz) {
-		va_start(ap, fmt);
-		vsnprintf(why, sz, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
-/* Where the bracket expression at s ends (its ']'), as glob.c reads it; NULL: never. */
-static const char *class_end(const char *s)
-{
-	const char *p = s + 1;
-
-	if (*p == '!' || *p == '^')
-		p++;
-	if (*p == ']')
-		p++;
-	while (*p && *p != ']')
-		p += p[1] == '-' && p[2] && p[2] != ']' ? 3 : 1;
-	return *p ? p : NULL;
-}
-
-/* Whether [s, e] matches some character a function name can have. */
-static bool class_matches(const char *s, const char *e)
-{
-	char cls[KSA_CONFIG_NAME_MAX + 1], ch[2] = { 0, 0 };
-	unsigned int c;
-
-	memcpy(cls, s, e - s + 1);
-	cls[e - s + 1] = '\0';
-	for (c = 1; c < 0x80; c++) {
-		ch[0] = (char)c;
-		if (sym_char(c) && ksym_glob_match(cls, ch))
-			return true;
-	}
-	return false;
-}
-
-/* c as a string, for quote() */
-#define one(c) ((char[]){ (c), '\0' })
-
-int ksa_config__check_pattern(const char *pat, char *why, size_t sz)
-{
-	const char *colon = strchr(pat, ':'), *name = colon ? colon + 1 : pat, *s;
-	char q[8];
-
-	if (!*pat)
-		return why_not(why, sz, "empty");
-	if (strpbrk(pat, " \t"))
-		return why_not(why, sz, "contains whitespace%s",
-			       strstr(pat, " #") || strstr(pat, "\t#") ?
-				       " ('#' starts a comment only at the start of a line)" : "");
-	if (colon) {
-		for (s = pat; s < colon; s++) {
-			if (strchr("*?[]!^", *s))
-				return why_not(why, sz, "the module part is a glob: modules are "
-							"matched by their exact name");
-			if (!module_char((unsigned char)*s))
-				return why_not(why, sz, "the module part has '%s', which no "
-					       "module name has", quote(q, sizeof(q), one(*s)));
-		}
-		if (colon - pat > KSA_CONFIG_MODULE_MAX)
-			return why_not(why, sz, "the module part is longer than %d characters",
-				       KSA_CONFIG_MODULE_MAX);
-		if (!*name)
-			return why_not(why, sz, "no function name after ':'");
-	}
-	if (strlen(name) > KSA_CONFIG_NAME_MAX)
-		return why_not(why, sz, "the function name is longer than %d characters",
-			       KSA_CONFIG_NAME_MAX);
-	for (s = name; *s; s++) {
-		if (*s == ':')
-			return why_not(why, sz, "more than one ':' (function names have none)");
-		if (!sym_char((unsigned char)*s) && !strchr("*?[]!^-", *s))
-			return why_not(why, sz, "has '%s', which no kernel function name has%s",
-				       quote(q, sizeof(q), one(*s)),
-				       *s == '"' || *s == '\'' ? " (values are not quoted)" : "");
-	}
-	/* what glob.c takes literally outside a bracket expression never matches */
-	for (s = name; *s; s++) {
-		const char *e;
-
-		if (*s == '[') {
-			e = class_end(s);
-			if (!e)
-				return why_not(why, sz, "unterminated '['");
-			if (!class_matches(s, e))
-				return why_not(why, sz, "'%.*s' matches no character of a function "
-							"name", (int)(e - s + 1), s);
-			s = e;
-		} else if (strchr("]!^-", *s)) {
-			return why_not(why, sz, "has '%c' outside '[...]', which no kernel "
-						"function name has", *s);
-		}
-	}
-	return 0;
-}
 
 /* "mod:name" apart: module NULL for any, "" for vmlinux (":name"). */
 static const char *split(const char *pat, char *mod, size_t sz, const char **module)
@@ -347,7 +219,7 @@ static void add_glob(struct parser *p, enum ksa_key k, const char *v, unsigned i
 			KSA_CONFIG_GLOBS_MAX);
 		return;
 	}
-	if (ksa_config__check_pattern(v, why, sizeof(why))) {
+	if (ksym_glob_check(v, why, sizeof(why))) {
 		problem(p, line, -EINVAL, "%s '%s' can never match: %s", keys[k].name,
 			quote(qv, sizeof(qv), v), why);
 		return;
@@ -609,20 +481,18 @@ static size_t distance(const char *a, const char *b)
 	return row[lb];
 }
 
-static int on_pair(void *user, const char *section, const char *name, const char *value)
+static void on_pair(struct parser *p, const char *name, const char *value)
 {
-	struct parser *p = user;
 	struct ksa_config *c = p->c;
 	unsigned int line = p->lineno;
 	char q[96];
 	int k;
 
-	(void)section;	/* always "": the reader refuses section lines */
 	if (p->stop)
-		return 1;
+		return;
 	if (!*name) {
 		problem(p, line, -EINVAL, "no key before '='");
-		return 1;
+		return;
 	}
 	for (k = 0; k < KSA_KEY__CNT; k++)
 		if (!strcmp(name, keys[k].name))
@@ -643,22 +513,21 @@ static int on_pair(void *user, const char *section, const char *name, const char
 				quote(q, sizeof(q), name), best);
 		else
 			problem(p, line, -EINVAL, "unknown key '%s'", quote(q, sizeof(q), name));
-		return 1;
+		return;
 	}
 	if (c->key_line[k] && !keys[k].repeatable) {
 		problem(p, line, -EINVAL, "duplicate key '%s' (first set on line %u)", keys[k].name,
 			c->key_line[k]);
-		return 1;
+		return;
 	}
 	if (!c->key_line[k])
 		c->key_line[k] = line;
 	set_value(p, k, value, line);
-	return 1;
 }
 
 /* ---- lines ---- */
 
-/* What inih splits a line at: the first '=' or ':', or a ';' after a blank. */
+/* Where a line's key ends: the first '=' or ':', or a ';' after a blank (a comment). */
 static const char *key_end(const char *s, const char *e)
 {
 	bool blank = false;
@@ -671,70 +540,101 @@ static const char *key_end(const char *s, const char *e)
 	return e;
 }
 
-static char *blank_line(char *str)
+static bool is_blank(char c)
 {
-	str[0] = '\n';
-	str[1] = '\0';
-	return str;
+	return c == ' ' || c == '\t';
 }
 
-static char *read_line(char *str, int num, void *stream)
+/*
+ * "key = value" in [s, e), t at its '=': the key and the value, blanks
+ * trimmed, into buf (two strings); the value ends at a ';' after a blank.
+ */
+static void split_pair(const char *s, const char *t, const char *e, char *buf, const char **key,
+		  const char **value)
 {
-	struct parser *p = stream;
-	const char *line = p->pos, *nl, *e, *s, *t;
-	size_t max;
+	const char *k = t, *v = t + 1, *ve;
+	bool blank = false;
+	char *out = buf;
 
-	if (p->stop || line >= p->end || num < 3)
-		return NULL;
-	nl = memchr(line, '\n', p->end - line);
-	e = nl ? nl : p->end;
-	p->pos = nl ? nl + 1 : p->end;
-	p->lineno++;
-	if (e > line && e[-1] == '\r')
-		e--;
-	if (p->lineno == 1 && e - line >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
-		line += 3;
-	/* num is INI_MAX_LINE: 3 more than the longest line ("\r\n" and '\0') */
-	max = (size_t)num - 3 < KSA_CONFIG_LINE_MAX ? (size_t)num - 3 : KSA_CONFIG_LINE_MAX;
-	if ((size_t)(e - line) > max) {
-		problem(p, p->lineno, -EINVAL, "line longer than %zu characters", max);
-		return blank_line(str);
+	while (k > s && is_blank(k[-1]))
+		k--;
+	for (ve = v; ve < e && !(blank && *ve == ';'); ve++)
+		blank = is_blank(*ve);
+	while (v < ve && is_blank(*v))
+		v++;
+	while (ve > v && is_blank(ve[-1]))
+		ve--;
+	*key = out;
+	memcpy(out, s, k - s);
+	out += k - s;
+	*out++ = '\0';
+	*value = out;
+	memcpy(out, v, ve - v);
+	out[ve - v] = '\0';
+}
+
+/* One line [line, e): checked, then handed to on_pair() if it is "key = value". */
+static void parse_line(struct parser *p, const char *line, const char *e, char *buf)
+{
+	const char *s, *t, *key, *value;
+
+	if (p->lineno == 1)	/* (a second BOM too: an editor's doubled one) */
+		while (e - line >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+			line += 3;
+	if ((size_t)(e - line) > KSA_CONFIG_LINE_MAX) {
+		problem(p, p->lineno, -EINVAL, "line longer than %u characters",
+			KSA_CONFIG_LINE_MAX);
+		return;
 	}
 	for (t = line; t < e; t++) {
 		unsigned char ch = (unsigned char)*t;
 
 		if (ch == '\0') {
 			problem(p, p->lineno, -EINVAL, "NUL byte");
-			return blank_line(str);
+			return;
 		}
 		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
 			problem(p, p->lineno, -EINVAL, "control character 0x%02x", ch);
-			return blank_line(str);
+			return;
 		}
 	}
-	/* no continuation lines: leading blanks go before inih sees them */
-	for (s = line; s < e && (*s == ' ' || *s == '\t'); s++)
+	for (s = line; s < e && is_blank(*s); s++)
 		;
 	if (s == e || *s == '#' || *s == ';')
-		return blank_line(str);
+		return;
 	if (*s == '[') {
 		problem(p, p->lineno, -EINVAL, "sections are not used");
-		return blank_line(str);
+		return;
 	}
 	t = key_end(s, e);
 	if (t == e || *t == ';') {
 		problem(p, p->lineno, -EINVAL, "expected 'key = value'%s",
 			s > line ? " (an indented line does not continue the one before)" : "");
-		return blank_line(str);
+		return;
 	}
 	if (*t == ':') {
 		problem(p, p->lineno, -EINVAL, "expected 'key = value', not 'key: value'");
-		return blank_line(str);
+		return;
 	}
-	memcpy(str, s, e - s);
-	str[e - s] = '\n';
-	str[e - s + 1] = '\0';
-	return str;
+	split_pair(s, t, e, buf, &key, &value);
+	on_pair(p, key, value);
+}
+
+/* Every line of [p->pos, p->end), numbered from 1; "\r\n" ends a line too. */
+static void parse_lines(struct parser *p)
+{
+	char buf[KSA_CONFIG_LINE_MAX + 2];	/* a key and a value, each NUL-ended */
+
+	while (!p->stop && p->pos < p->end) {
+		const char *line = p->pos, *nl = memchr(line, '\n', p->end - line);
+		const char *e = nl ? nl : p->end;
+
+		p->pos = nl ? nl + 1 : p->end;
+		p->lineno++;
+		if (e > line && e[-1] == '\r')
+			e--;
+		parse_line(p, line, e, buf);
+	}
 }
 
 /* ---- the config ---- */
@@ -804,8 +704,6 @@ static void parser_init(struct parser *p, const struct ksa_config_opts *opts, co
 
 static int parse(struct parser *p, const char *data, size_t size, struct ksa_config **out)
 {
-	int ret;
-
 	if (size > KSA_CONFIG_SIZE_MAX) {
 		problem(p, 0, -EFBIG, "larger than %u MiB", KSA_CONFIG_SIZE_MAX >> 20);
 		return p->code;
@@ -822,15 +720,7 @@ static int parse(struct parser *p, const char *data, size_t size, struct ksa_con
 	/* NULL + 0 is undefined */
 	p->pos = size ? data : "";
 	p->end = p->pos + size;
-	/* room for a longest line, its "\r\n" and the NUL */
-	if (&ini_max_line)
-		ini_max_line = KSA_CONFIG_LINE_MAX + 3;
-	ret = ini_parse_stream(read_line, p, on_pair, p);
-	/* a line inih refused that the reader let through: no second word on it */
-	if (ret > 0 && (unsigned int)ret != p->err_line)
-		problem(p, ret, -EINVAL, "expected 'key = value'");
-	else if (ret < 0)
-		nomem(p);
+	parse_lines(p);
 	if (!p->c->key_line[KSA_KEY_PATTERN])
 		problem(p, 0, -EINVAL, "no pattern given (at least one 'pattern = GLOB' line)");
 out:

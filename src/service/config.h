@@ -32,6 +32,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <ksym/ksym.h>
+
 #include "attach.h"	/* enum kattach_mode, kattach_resolver, kattach_fallback */
 
 #define KSA_CONFIG_PATH "/etc/ksymattach/ksymattach.conf"
@@ -41,8 +43,8 @@
 #define KSA_CONFIG_SIZE_MAX (1u << 20)	/* a larger file (or an endless one) is an error */
 #define KSA_CONFIG_LINE_MAX 4096	/* characters a line, without its line end */
 #define KSA_CONFIG_GLOBS_MAX 256	/* patterns, and excludes, as many as -p takes */
-#define KSA_CONFIG_NAME_MAX 511		/* the function name part: KSYM_NAME_LEN - 1 */
-#define KSA_CONFIG_MODULE_MAX 63	/* the "mod:" part, as the lookup layer takes it */
+#define KSA_CONFIG_NAME_MAX KSYM_GLOB_NAME_MAX	/* the function name part */
+#define KSA_CONFIG_MODULE_MAX KSYM_GLOB_MODULE_MAX	/* the "mod:" part */
 /* an err buffer this large holds any message, with a path up to PATH_MAX */
 #define KSA_CONFIG_ERR_MAX (PATH_MAX + 352)
 
@@ -126,9 +128,6 @@ struct ksa_config_opts {
  * NULL): -EINVAL for content (and a NULL path or out), the open(2)/read(2)
  * error for a file that cannot be read (-EISDIR for a directory), -EFBIG past
  * KSA_CONFIG_SIZE_MAX, -ENOMEM. *out is untouched on failure. opts may be NULL.
- *
- * Sets inih's line buffer size (Debian's inih makes it a variable): not to be
- * called from two threads at once.
  */
 int ksa_config__load(const char *path, const struct ksa_config_opts *opts,
 		     struct ksa_config **out, char *err, size_t err_sz);
@@ -138,11 +137,5 @@ int ksa_config__parse(const void *data, size_t size, const struct ksa_config_opt
 /* The defaults and no pattern: for a run with no file (NULL: out of memory). */
 struct ksa_config *ksa_config__new(void);
 void ksa_config__free(struct ksa_config *c);
-
-/*
- * Whether pattern (a "pattern" or "exclude" value, or a -p argument) can match
- * a kernel function at all: 0, or -EINVAL and why in why (no FILE:LINE).
- */
-int ksa_config__check_pattern(const char *pattern, char *why, size_t why_sz);
 
 #endif

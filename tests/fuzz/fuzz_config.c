@@ -39,11 +39,11 @@ static void check_config(const struct ksa_config *c)
 	    c->exclude_cnt > KSA_CONFIG_GLOBS_MAX)
 		abort();
 	for (i = 0; i < c->pattern_cnt; i++)
-		if (ksa_config__check_pattern(c->patterns[i], NULL, 0) || !c->pattern_lines[i] ||
+		if (ksym_glob_check(c->patterns[i], NULL, 0) || !c->pattern_lines[i] ||
 		    (i && c->pattern_lines[i] <= c->pattern_lines[i - 1]))
 			abort();
 	for (i = 0; i < c->exclude_cnt; i++)
-		if (ksa_config__check_pattern(c->excludes[i], NULL, 0) || !c->exclude_lines[i])
+		if (ksym_glob_check(c->excludes[i], NULL, 0) || !c->exclude_lines[i])
 			abort();
 	if (c->duration_s < 0 || c->duration_s > 86400 || c->interval_s < 1 ||
 	    c->interval_s > 3600 || !(c->stall_threshold_s > 0) || c->stall_threshold_s > 86400 ||

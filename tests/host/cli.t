@@ -180,6 +180,15 @@ head -c 600 /dev/zero | tr '\0' a > "$tmp/long"
 err "-p @FILE: a line longer than any name, named by its number" 64 "$tmp/long:1: not a pattern" \
 	"$K" -l -p @"$tmp/long" --funcs-addrs "$A612"
 err "-p @: no file" 64 "-p @FILE: no file named" "$K" -l -p @ --funcs-addrs "$A612"
+# a pattern no function name can match, checked as the config checks its own
+err "-p: a pattern with a blank" 64 "pattern 'vfs read' can never match: contains whitespace" \
+	"$K" -l -p 'vfs read' --funcs-addrs "$A612"
+err "-p: a glob as the module part" 64 "pattern '9p*:v9fs_*' can never match: the module part is a glob" \
+	"$K" -l -p '9p*:v9fs_*' --funcs-addrs "$A612"
+printf 'vfs_read\n\nvfs_[-]\n' > "$tmp/badpat"
+err "-p @FILE: such a pattern, named by its line" 64 \
+	"$tmp/badpat:3: pattern 'vfs_[-]' can never match: '[-]' matches no character" \
+	"$K" -l -p @"$tmp/badpat" --funcs-addrs "$A612"
 
 sig_pipe() { # DESC SIGNAL WRITER-CMD
 	local d=$1 s=$2 w p rc t0 t1 lat want=143

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of ksymattach.conf: every key good and bad, inih's quirks (long
+ * Unit tests of ksymattach.conf: every key good and bad, the line rules (long
  * lines, BOM, NUL, CRLF, continuations, inline comments), line numbers, and
  * the shipped file and man page against the key table. The shipped files are
  * read from KSA_TOP (default: the working directory, the repository's top).
@@ -652,7 +652,7 @@ static void test_never_matching(void **state)
 		/* the same for exclude, and through the API the CLI can use */
 		snprintf(text, sizeof(text), "pattern = x\nexclude = %s\n", cases[i][0]);
 		bad_prefix(text, "<config>:2: exclude '");
-		assert_int_equal(ksa_config__check_pattern(cases[i][0], why, sizeof(why)), -EINVAL);
+		assert_int_equal(ksym_glob_check(cases[i][0], why, sizeof(why)), -EINVAL);
 		assert_string_equal(why, cases[i][1]);
 	}
 	/* glob characters where they mean something, and the limits exactly */
@@ -665,23 +665,23 @@ static void test_never_matching(void **state)
 		char name[KSA_CONFIG_NAME_MAX + 2], mod[KSA_CONFIG_MODULE_MAX + 2 + 4];
 
 		for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-			if (ksa_config__check_pattern(ok[i], why, sizeof(why)))
+			if (ksym_glob_check(ok[i], why, sizeof(why)))
 				fail_msg("'%s' refused: %s", ok[i], why);
 		memset(name, 'a', KSA_CONFIG_NAME_MAX);
 		name[KSA_CONFIG_NAME_MAX] = '\0';
-		assert_int_equal(ksa_config__check_pattern(name, why, sizeof(why)), 0);
+		assert_int_equal(ksym_glob_check(name, why, sizeof(why)), 0);
 		strcat(name, "a");
-		assert_int_equal(ksa_config__check_pattern(name, why, sizeof(why)), -EINVAL);
+		assert_int_equal(ksym_glob_check(name, why, sizeof(why)), -EINVAL);
 		assert_string_equal(why, "the function name is longer than 511 characters");
 		memset(mod, 'm', KSA_CONFIG_MODULE_MAX);
 		strcpy(mod + KSA_CONFIG_MODULE_MAX, ":f");
-		assert_int_equal(ksa_config__check_pattern(mod, why, sizeof(why)), 0);
+		assert_int_equal(ksym_glob_check(mod, why, sizeof(why)), 0);
 		memset(mod, 'm', KSA_CONFIG_MODULE_MAX + 1);
 		strcpy(mod + KSA_CONFIG_MODULE_MAX + 1, ":f");
-		assert_int_equal(ksa_config__check_pattern(mod, why, sizeof(why)), -EINVAL);
+		assert_int_equal(ksym_glob_check(mod, why, sizeof(why)), -EINVAL);
 		assert_string_equal(why, "the module part is longer than 63 characters");
 		/* NULL why is fine */
-		assert_int_equal(ksa_config__check_pattern("", NULL, 0), -EINVAL);
+		assert_int_equal(ksym_glob_check("", NULL, 0), -EINVAL);
 	}
 }
 
@@ -772,7 +772,7 @@ static void test_bom_only_first(void **state)
 	bad("pattern = x\n\xef\xbb\xbfmode = multi\n",
 	    "<config>:2: unknown key '\\xef\\xbb\\xbfmode'");
 	bad("\xef\xbb\xbf", "<config>: no pattern given (at least one 'pattern = GLOB' line)");
-	/* a second one right after the first: inih skips it (its own BOM rule), harmless */
+	/* a second one right after the first (an editor's doubled BOM): harmless */
 	ksa_config__free(good("\xef\xbb\xbf\xef\xbb\xbfpattern = x\n"));
 }
 
@@ -962,7 +962,7 @@ static void test_inline_comments(void **state)
 	struct ksa_config *c;
 
 	(void)state;
-	/* " ;" starts a comment (inih's default); '#' and a ';' without a blank do not */
+	/* " ;" starts a comment (as in inih); '#' and a ';' without a blank do not */
 	c = good("pattern = vfs_* ; the VFS\nmode = session\t; latency\n"
 		 "json_dir = /var/lib/a;b\n");
 	assert_string_equal(c->patterns[0], "vfs_*");
@@ -989,7 +989,7 @@ static void test_continuation(void **state)
 	struct ksa_config *c;
 
 	(void)state;
-	/* inih would hand "tcp_*" as a second value of pattern: here it is no key line */
+	/* inih would hand "tcp_*" as a second value of pattern: this reader says no */
 	bad("pattern = vfs_*\n    tcp_*\n",
 	    "<config>:2: expected 'key = value' (an indented line does not continue the one "
 	    "before)");

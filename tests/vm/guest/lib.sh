@@ -3,10 +3,12 @@ ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 # skip DESC REASON: a test this kernel cannot run, said in TAP
 skip() { echo "ok - $1 # SKIP $2"; }
-# check DESC CMD...: passes when CMD succeeds
+# check DESC CMD...: passes when CMD succeeds, and returns as it did
 check() {
 	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
+	if "$@"; then ok "$d"; return 0; fi
+	not_ok "$d"
+	return 1
 }
 # is GOT WANT DESC
 is() {

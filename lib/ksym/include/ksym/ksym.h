@@ -530,4 +530,16 @@ bool ksym_glob_is_literal(const char *glob);
 /* True when pattern is one function's name: no wildcard and no "mod:" part. */
 bool ksym_glob_is_name(const char *pattern);
 
+/* The longest function name (KSYM_NAME_LEN - 1) and "mod:" part a pattern may have. */
+#define KSYM_GLOB_NAME_MAX 511
+#define KSYM_GLOB_MODULE_MAX 63
+
+/*
+ * Whether pattern ("glob", "mod:glob" or ":glob") can match a kernel function
+ * at all: 0, or -EINVAL and why in why (cut to why_sz; why may be NULL):
+ * whitespace, a character no function name has, a glob as the module part,
+ * a bracket expression that matches none of a name's characters.
+ */
+int ksym_glob_check(const char *pattern, char *why, size_t why_sz);
+
 #endif
