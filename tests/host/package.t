@@ -9,8 +9,11 @@ if [ -z "$changes" ]; then
 	echo "1..$n"; exit 1
 fi
 lintian -E --pedantic "$changes" > "$OUTPUT/deb/lintian.txt" 2>&1
+lrc=$?
 errors=$(grep -c '^E:' "$OUTPUT/deb/lintian.txt")
-if [ "$errors" -eq 0 ]; then ok "lintian: no errors ($(grep -c '^W:' "$OUTPUT/deb/lintian.txt") warnings)"
+# (lintian's exit status: 0 clean, 1 errors found, more: it did not run)
+if [ $lrc -gt 1 ]; then nok "lintian did not run (rc $lrc): $(head -n1 "$OUTPUT/deb/lintian.txt")"
+elif [ "$errors" -eq 0 ] && [ $lrc -eq 0 ]; then ok "lintian: no errors ($(grep -c '^W:' "$OUTPUT/deb/lintian.txt") warnings)"
 else nok "lintian: $errors errors: $(grep -m3 '^E:' "$OUTPUT/deb/lintian.txt" | tr '\n' ' ')"; fi
 grep '^W:' "$OUTPUT/deb/lintian.txt" | sed 's/^/# /'
 want() { # DEB PATH...: each PATH in DEB

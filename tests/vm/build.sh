@@ -30,5 +30,9 @@ for step in a:6.12 b:6.1 c:6.12 d:6.1; do
 		*) echo "# $line" ;;
 		esac
 	done < "$share/out/log"
+	if ! grep -q '^# build step: done$' "$share/out/log"; then
+		n=$((n + 1))
+		echo "not ok $n - guest ${step#*:}, step ${step%%:*}: stopped before its end"
+	fi
 done
 echo "1..$n"

@@ -10,7 +10,7 @@ case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 series=$1 kind=$2
 share=$OUTPUT/vm-share/$series
 rm -rf "$share"; mkdir -p "$share/bin" "$share/out"
-cp "$OUTPUT/ksymattach" "$share/bin/" || { echo "1..0 # SKIP build/ksymattach missing"; exit 1; }
+cp "$OUTPUT/ksymattach" "$share/bin/" || { echo "not ok 1 - build/ksymattach missing (make)"; echo "1..1"; exit 1; }
 # the example agent: a missing one fails its guest tests, not the whole suite
 cp "$OUTPUT/examples/agent" "$share/bin/" 2>/dev/null
 cp "$OUTPUT/tests/iter_dump" "$share/bin/" 2>/dev/null
@@ -36,6 +36,14 @@ if [ $rc -ne 0 ]; then
 	[ -n "$why" ] || why=$(echo "$err" | head -n1)
 	[ -n "$why" ] || why="guest $series: the VM failed without a word (rc $rc)"
 	echo "not ok $n - ${why#vm.sh: }${last:+ (the last test done: $last)}"
+	echo "1..$n"
+	exit 1
+fi
+# a part that stopped early (exit, a shell error) took the parts after it along
+if ! grep -q '^# guest suite: done$' "$share/out/log"; then
+	last=$(grep -E '^(not )?ok - ' "$share/out/log" | tail -n1 | sed 's/^[a-z ]*- //')
+	n=$((n + 1))
+	echo "not ok $n - guest $series: the suite stopped before its end${last:+ (the last test done: $last)}"
 	echo "1..$n"
 	exit 1
 fi

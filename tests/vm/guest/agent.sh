@@ -17,5 +17,5 @@ check "agent: attached from the cache" wait_for $O/agent-warm.txt 60 'resolve .*
 dd if=/dev/zero of=/dev/null bs=1 count=200 2>/dev/null
 wait $pid
 ge "$(sed -n 's/^agent: \([0-9]*\) hits/\1/p' $O/agent-warm.txt)" 200 "agent: vfs_read hits >= 200 reads"
-is "$(kprobe_multi_links)" 0 "agent: no link left after exit"
+is "$(probes_left)" 0 "agent: no link left after exit"
 sed 's/^/# /' $O/agent-all.txt $O/agent-libbpf.txt $O/agent-warm.txt

@@ -31,7 +31,7 @@ check "link per function: attached" wait_for $O/lpf.err 120 'attached'
 is "$(bpftool link show | grep -c kprobe_multi)" "$want" "link per function: $want links while attached"
 kill -INT $pid; wait $pid
 is "$(json_int links $O/lpf.json)" "$want" "link per function: the report counts $want links"
-is "$(kprobe_multi_links)" 0 "link per function: none left after exit"
+is "$(probes_left)" 0 "link per function: none left after exit"
 $K -p 'vfs_*' --batch 10 -o json > $O/batch.json
 is "$(json_int links $O/batch.json)" $(( (want + 9) / 10 )) "--batch 10: links of 10"
 
@@ -81,7 +81,7 @@ if [ "$series" = newest ]; then
 	grep -o '"resolver":"[a-z-]*"\|"stall_ratio_to_libbpf":[0-9.]*\|"stall_ratio_to_floor":[0-9.]*\|"left_out":{[^}]*}' \
 		$O/cmp-all.json | paste -sd' ' | sed 's/^/# /'
 	sed 's/^/# /' $O/cmp-all.err
-	is "$(kprobe_multi_links)" 0 "compare, the whole kernel: no link left"
+	is "$(probes_left)" 0 "compare, the whole kernel: no link left"
 else
 	skip "compare, the whole kernel" "run on the newest kernel only (minutes under emulation)"
 fi
@@ -122,7 +122,7 @@ sleep 4
 kill -INT $pid; wait $pid
 is "$?" 130 "SIGINT while attaching: exit 130"
 check "SIGINT while attaching: says so" grep -q 'interrupted while attaching' $O/int.err
-is "$(kprobe_multi_links)" 0 "SIGINT while attaching: no link left"
+is "$(probes_left)" 0 "SIGINT while attaching: no link left"
 
 # --compare where the kernel refuses a function (a NOP of another kind at its
 # start, which tracefs does not list): ksym's rows and the floor leave its address
@@ -141,7 +141,7 @@ if [ -n "$la" ]; then
 		       [ \$(grep -o '\"phases_ms\"' $O/cmpref.json | wc -l) -eq 6 ]"
 	is "$(grep -o "\"left_out\":{\"count\":[0-9]*,\"names\":\"$la\"}" $O/cmpref.json | wc -l)" 2 \
 		"compare: the kernel's and libbpf's rows left $la out and named it"
-	is "$(kprobe_multi_links)" 0 "compare with names left out: no link left"
+	is "$(probes_left)" 0 "compare with names left out: no link left"
 else
 	skip "compare with names left out" "kcore lists no function tracefs does not"
 fi
@@ -152,7 +152,7 @@ pid=$!
 sleep 3
 kill -INT $pid; wait $pid
 is "$?" 130 "SIGINT during --compare: exit 130"
-is "$(kprobe_multi_links)" 0 "SIGINT during --compare: no link left"
+is "$(probes_left)" 0 "SIGINT during --compare: no link left"
 
 # a module unloaded between resolving and attaching: resolved again, reported
 insmod /modules/dummy.ko
@@ -165,7 +165,7 @@ is "$?" 0 "module race: the run still succeeds"
 is "$(json_int attached $O/unl.json)" 1 "module race: vfs_read attached"
 check "module race: the module's functions reported as unloaded" \
 	grep -q '"reason":"its module was unloaded"' $O/unl.json
-is "$(kprobe_multi_links)" 0 "module race: no link left"
+is "$(probes_left)" 0 "module race: no link left"
 
 # reloaded elsewhere in that window: attached at the new addresses
 insmod /modules/dummy.ko

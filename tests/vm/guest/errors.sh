@@ -16,4 +16,4 @@ one_line_error "no privileges" "run as root" su -s /bin/sh nobody -c "$K -p 'vfs
 one_line_error "bpf() failing with ENOSYS: one line, the kernel has it, a filter refuses it" \
 	'the bpf() system call fails with ENOSYS, though kernel .* has it: something refuses it so' \
 	strace -f -qq -o /dev/null -e trace=bpf -e inject=bpf:error=ENOSYS $K -p 'vfs_*' --no-cache
-is "$(kprobe_multi_links)" 0 "no link left by the failed runs"
+is "$(probes_left)" 0 "no link left by the failed runs"

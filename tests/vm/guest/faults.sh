@@ -66,7 +66,7 @@ rm -rf /run/ksymattach
 ( ulimit -n 40; exec $K -p 'vfs_*' --link-per-func --no-cache ) > $O/nofile.out 2> $O/nofile.err
 one_error "ulimit -n 40, a link per function: one error naming the limit" $? $O/nofile.err \
 	'out of file descriptors after [0-9]* links (this process, open files limit 40)'
-is "$(links_left)" 0 "out of file descriptors: no link left"
+is "$(probes_left)" 0 "out of file descriptors: no link left"
 # classic kprobes (6.1's only kind) need an fd each: a soft limit below that is
 # raised to the hard one; the kprobe blacklist's functions are left out by name
 fb=; [ -e /sys/kernel/tracing/available_filter_functions_addrs ] && fb="--fallback kprobe"
@@ -88,7 +88,7 @@ if [ -n "$bl" ]; then
 else
 	not_ok "classic kprobes: no traceable function in the kprobe blacklist to try"
 fi
-is "$(links_left)" 0 "classic kprobes: no link left"
+is "$(probes_left)" 0 "classic kprobes: no link left"
 # ENOMEM from the kernel: Debian's kernels cannot inject it (no fault injection) and
 # a memory cgroup OOM-kills instead, so strace makes bpf() return it, at the call
 # that makes a link (found by tracing a run first) and then at every one after it.
@@ -124,12 +124,12 @@ else
 	one_error "ENOMEM at the fifth kprobe's link ($sc call $n): one line naming it" $rc \
 		$O/nomem1.err 'the kernel is out of memory: it refused a kprobe after 4 were made'
 fi
-is "$(links_left)" 0 "ENOMEM once: no link left"
+is "$(probes_left)" 0 "ENOMEM once: no link left"
 $STN -o /dev/null -e inject=$sc:error=ENOMEM:when=$n+ $K -p 'vfs_*' --no-cache \
 	> $O/nomem2.out 2> $O/nomem2.err
 one_error "ENOMEM at every $sc call from $n on: one line naming it" $? $O/nomem2.err \
 	'the kernel is out of memory: it refused a \(kprobe\|link of 1 function\) after'
-is "$(links_left)" 0 "ENOMEM always: no link left"
+is "$(probes_left)" 0 "ENOMEM always: no link left"
 # A signal during verification (a reload's SIGHUP in the daemon) makes the hit
 # program's BPF_PROG_LOAD fail with EAGAIN: tried again, five loads in all, as
 # libbpf does; five interrupted in a row are one line. (6.1 warns of the fallback.)
@@ -146,7 +146,7 @@ $ST -o /dev/null -e inject=bpf:error=EAGAIN:when=$n..$((n + 4)) $K -p 'vfs_*' --
 	> $O/again2.out 2> $O/again2.err
 one_error "EAGAIN at five loads in a row: one line naming it" $? $O/again2.err \
 	"cannot load the BPF program: the kernel's verifier was interrupted 5 times in a row"
-is "$(links_left)" 0 "EAGAIN: no link left"
+is "$(probes_left)" 0 "EAGAIN: no link left"
 # kcore unreadable at the start (a file that is no ELF bound over it, as a locked
 # down kernel refuses it): tracefs' lists instead, the same functions
 $K -l -p 'vfs_*' --no-cache -o json > $O/kc-want.json 2> /dev/null

@@ -65,7 +65,7 @@ if ! has_iter || ! has_kmem; then
 	one_line_error "kptr_restrict=2, only /proc/kallsyms here: the cause named" "kptr_restrict=2" \
 		$K -p vfs_read --no-cache
 	echo 0 > /proc/sys/kernel/kptr_restrict
-	is "$(kprobe_multi_links)" 0 "iterator tests: no link left"
+	is "$(probes_left)" 0 "iterator tests: no link left"
 	return 0
 fi
 same_listing() { # DESC PATTERN-ARGS...
@@ -131,4 +131,4 @@ is "$(json_int attached $O/kr.json)" 1 "kptr_restrict=2: vfs_read attached ($(he
 one_line_error "kptr_restrict=2 without the iterator: the cause named" "kptr_restrict=2" \
 	$K -l -p 'vfs_*' --no-cache --source kallsyms
 echo 0 > /proc/sys/kernel/kptr_restrict
-is "$(kprobe_multi_links)" 0 "iterator tests: no link left"
+is "$(probes_left)" 0 "iterator tests: no link left"

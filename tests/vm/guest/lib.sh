@@ -24,7 +24,11 @@ json_hits() {
 	grep -o "\"name\":\"$1\",\"addr\":\"0x[0-9a-f]*\",\"module\":[^,]*,\"hits\":[0-9]*" "$2" |
 		sed 's/.*"hits"://' | head -n1
 }
-kprobe_multi_links() { bpftool link show 2>/dev/null | grep -c kprobe_multi; }
+# kprobe.multi links now; "bpftool failed" where it cannot tell (no count of 0 then)
+kprobe_multi_links() {
+	_l=$(bpftool link show 2>&1) || { echo "bpftool failed: $_l" | head -n1; return; }
+	echo "$_l" | grep -c kprobe_multi
+}
 # Classic kprobes with a program: perf-event links, or (a kernel without them,
 # before 5.15) perf events given the program by ioctl
 kprobes_attached() {
@@ -44,6 +48,15 @@ cold_source() {
 links_left() {
 	_l=$(bpftool link show 2>&1) || { echo "bpftool failed: $_l" | head -n1; return; }
 	echo "$_l" | grep -c '^[0-9]*:'
+}
+# BPF probes left: every BPF link, and the perf events holding a program by ioctl
+# (classic kprobes before 5.15, which have no perf links); "bpftool failed" where
+# it cannot tell
+probes_left() {
+	_l=$(links_left)
+	case $_l in *failed*) echo "$_l"; return ;; esac
+	_p=$(bpftool perf show 2>&1) || { echo "bpftool failed: $_p" | head -n1; return; }
+	echo $((_l + $(echo "$_p" | grep -c kprobe)))
 }
 # Number of distinct traceable vfs_* functions in the guest's own list.
 count_traceable() {

@@ -62,4 +62,4 @@ fi
 $K -p 'vfs_*' $lists ${kp:-} --no-cache > $O/ld-kp.out 2> $O/ld-kp.err
 one_error "lockdown=confidentiality, classic kprobes: one line naming it" $? $O/ld-kp.err \
 	'kernel lockdown=confidentiality refuses classic kprobes'
-is "$(links_left)" 0 "lockdown: no link left"
+is "$(probes_left)" 0 "lockdown: no link left"

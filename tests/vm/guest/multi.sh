@@ -37,4 +37,4 @@ wait $pid
 is $? 130 "SIGINT ends the run with 130"
 ge "$(json_hits vfs_read $O/io.json)" $N "vfs_read hits >= $N reads"
 ge "$(json_hits vfs_write $O/io.json)" $N "vfs_write hits >= $N writes"
-is "$(kprobe_multi_links)" 0 "no kprobe.multi link left after exit"
+is "$(probes_left)" 0 "no kprobe.multi link left after exit"

@@ -11,7 +11,7 @@ rc=$?
 check "--no-fallback: attach exits nonzero" [ $rc -ne 0 ]
 is "$(wc -l < $O/old.err)" 1 "--no-fallback: one line on stderr"
 check "--no-fallback: the line names the missing kprobe.multi" grep -q 'has no kprobe.multi (Linux >= 5.18' $O/old.err
-is "$(bpftool link show 2>/dev/null | grep -c .)" 0 "no link left"
+is "$(probes_left)" 0 "no link left"
 
 # the default falls back to classic kprobes, and the counts are right there too
 N=300
@@ -25,7 +25,7 @@ kill -INT $pid; wait $pid
 check "fallback: reported as such" grep -q '"fallback":true' $O/fb.json
 ge "$(json_hits vfs_read $O/fb.json)" $N "fallback: vfs_read hits >= $N reads"
 ge "$(json_hits vfs_write $O/fb.json)" $N "fallback: vfs_write hits >= $N writes"
-is "$(bpftool link show 2>/dev/null | grep -c .)" 0 "fallback: no link left after exit"
+is "$(probes_left)" 0 "fallback: no link left after exit"
 $K -p vfs_read -m session > $O/old-sess.out 2> $O/old-sess.err
 rc=$?
 check "session: nonzero exit" [ $rc -ne 0 ]
@@ -40,7 +40,7 @@ for r in kernel libbpf; do
 	dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 	kill -INT $pid; wait $pid
 	ge "$(json_hits vfs_read $O/fb-$r.json)" $N "-r $r: vfs_read hits >= $N reads"
-	is "$(bpftool link show 2>/dev/null | grep -c .)" 0 "-r $r: no link left after exit"
+	is "$(probes_left)" 0 "-r $r: no link left after exit"
 	# by name: the kprobe's name in config1, no address in config2 (ksym: the reverse)
 	strace -f -qq -v -e trace=perf_event_open -o $O/pe-$r.trace $K -p vfs_read -p vfs_write -r $r \
 		> /dev/null 2>&1
@@ -70,4 +70,4 @@ check "--compare without kprobe.multi: every row, classic kprobes (rows: $rows)"
 is "$(grep -c 'no kprobe.multi' $O/cmp.err)" 1 "--compare without kprobe.multi: the fallback said once"
 grep -o '"resolver":"[a-z-]*"\|"stall_ms":[0-9.]*\|"kernel_extra_us_per_name":[-0-9.]*' $O/cmp.json |
 	tr '\n' ' ' | sed 's/^/# /'; echo
-is "$(bpftool link show 2>/dev/null | grep -c .)" 0 "--compare without kprobe.multi: no link left"
+is "$(probes_left)" 0 "--compare without kprobe.multi: no link left"

@@ -24,10 +24,10 @@ sig_try() { # SIGNAL DELAY CMD...
 		sig_max=$lat; sig_max_at="SIG$s after ${delay}s: $*"
 	fi
 	want=130; [ $s = TERM ] && want=143
-	links=$(bpftool link show 2>/dev/null | grep -c -e kprobe_multi -e perf_event)
+	links=$(probes_left)
 	tmps=$(ls -a /run/ksymattach 2>/dev/null | grep -c '^\.[a-z].*\.......$')
 	sig_runs=$((sig_runs + 1))
-	if [ $rc = deaf ] || { [ $rc -ne $want ] && [ $rc -ne 0 ]; } || [ "$links" -ne 0 ] || [ "$tmps" -ne 0 ]; then
+	if [ $rc = deaf ] || { [ $rc -ne $want ] && [ $rc -ne 0 ]; } || [ "$links" != 0 ] || [ "$tmps" -ne 0 ]; then
 		sig_bad=$((sig_bad + 1))
 		echo "# SIG$s after ${delay}s: rc $rc (want $want or 0), links $links, temporaries $tmps: $*"
 	fi
