@@ -46,7 +46,7 @@ struct kattach *kattach__new(const struct kattach_opts *opts)
 	a->opts.sz = sizeof(a->opts);
 	a->confirmed = -1;
 	a->floor_prog = -1;
-	a->hp.prog_fd = a->hp.map_fd = -1;
+	a->hp.prog_fd = a->hp.map_fd = a->hp.armed_fd = -1;
 	a->prog_fd = -1;
 	return a;
 }
@@ -656,9 +656,20 @@ static int attach_all(struct kattach *a)
 		return err;
 	if (a->excluded == a->target_cnt)
 		return ka_fail(a, EINVAL, "the kernel refused all %zu functions", a->target_cnt);
+	err = ka_arm(a);
+	if (err)
+		return err;
 	a->attached = a->target_cnt - a->excluded;
 	confirm(a);
 	return 0;
+}
+
+/* The hand-made counter counts from here on (hitprog__arm()); others always do. */
+int ka_arm(struct kattach *a)
+{
+	int err = a->hp.armed_fd >= 0 ? hitprog__arm(&a->hp) : 0;
+
+	return err ? ka_fail(a, err, "cannot start counting: %s", strerror(-err)) : 0;
 }
 
 int kattach__attach(struct kattach *a)

@@ -99,6 +99,7 @@ void ka_exclude_name(struct kattach *a, const char *name, int err);
 ssize_t ka_distinct_names(struct kattach *a);
 int ka_attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n);
 int ka_no_multi(struct kattach *a, int err);
+int ka_arm(struct kattach *a);
 
 /* The kernel's refusals (errors.c) */
 int ka_attach_error(struct kattach *a, int err, size_t cnt);

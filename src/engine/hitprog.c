@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The hit counter by hand: count_hit() of bpf/ksa_common.bpf.h reduced to
- * what a kprobe.multi or classic kprobe run counts, one number a function.
+ * what a kprobe.multi or classic kprobe run counts, one number a function,
+ * from the moment hitprog__arm() says the attach is over.
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -22,6 +24,7 @@
 #define ADDI(d, i)	INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
 #define CALL(f)		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
 #define STDW(d, o, i)	INSN(BPF_ST | BPF_MEM | BPF_DW, d, 0, o, i)
+#define STW(d, o, i)	INSN(BPF_ST | BPF_MEM | BPF_W, d, 0, o, i)
 #define STXDW(d, s, o)	INSN(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
 #define LDXDW(d, s, o)	INSN(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
 /* *(u64 *)(d + o) += s, atomically (BPF_ATOMIC's BPF_ADD, the old XADD) */
@@ -39,7 +42,7 @@
 #define ZERO_OFF (-16)
 
 struct prog {
-	struct bpf_insn insn[128];	/* 75 at most */
+	struct bpf_insn insn[128];	/* 84 at most */
 	size_t n;
 };
 
@@ -68,11 +71,24 @@ static void emit_lookup(struct prog *p, int map_fd)
 #error "the saved IP's place in struct pt_regs is not known for this architecture"
 #endif
 
-static size_t assemble(struct prog *p, int map_fd, enum hitprog_key key, pid_t self)
+static size_t assemble(struct prog *p, int map_fd, int armed_fd, enum hitprog_key key,
+		       pid_t self)
 {
-	size_t to_inc, to_out[2], i;
+	size_t to_inc, to_out[4], i;
 
 	emit(p, MOV(R6, R1));
+	/*
+	 * Not armed yet: the link is still being made. Every site the kernel has
+	 * enabled runs this program at once, and counting those hits (a slot made
+	 * at each function's first) slowed the attach of the whole kernel itself.
+	 */
+	emit(p, STW(R10, KEY_OFF, 0));
+	emit_lookup(p, armed_fd);
+	to_out[2] = p->n;
+	emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 0, 0));
+	emit(p, LDXDW(R1, R0, 0));
+	to_out[3] = p->n;
+	emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R1, 0, 0, 0));
 	if (self) {
 		/* ksymattach's own work while attached is not what was asked for */
 		emit(p, CALL(BPF_FUNC_get_current_pid_tgid));
@@ -107,7 +123,7 @@ static size_t assemble(struct prog *p, int map_fd, enum hitprog_key key, pid_t s
 	/* (the map is shared by all CPUs: one atomic add) */
 	emit(p, MOVI(R1, 1));
 	emit(p, XADDDW(R0, R1, 0));
-	for (i = self ? 0 : 1; i < 2; i++)
+	for (i = self ? 0 : 1; i < 4; i++)
 		p->insn[to_out[i]].off = p->n - to_out[i] - 1;
 	emit(p, MOVI(R0, 0));
 	emit(p, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
@@ -136,18 +152,18 @@ static int sys_bpf(int cmd, union bpf_attr *a)
  * likely cause, not confirmed: the map's allocator refilling while its own
  * functions are attached and hit for the first time.)
  */
-static int map_create(size_t slots)
+static int map_create(enum bpf_map_type type, size_t slots, const char *name)
 {
 	struct rlimit inf = { RLIM_INFINITY, RLIM_INFINITY };
 	union bpf_attr a;
 	int fd;
 
 	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_HASH;
-	a.key_size = sizeof(__u64);
+	a.map_type = type;
+	a.key_size = type == BPF_MAP_TYPE_ARRAY ? sizeof(__u32) : sizeof(__u64);
 	a.value_size = sizeof(__u64);
 	a.max_entries = slots;
-	memcpy(a.map_name, "stats", 6);
+	snprintf(a.map_name, sizeof(a.map_name), "%s", name);
 	fd = sys_bpf(BPF_MAP_CREATE, &a);
 	/* before 5.11 maps were charged to RLIMIT_MEMLOCK: raised as libbpf would */
 	if (fd == -EPERM && !setrlimit(RLIMIT_MEMLOCK, &inf))
@@ -199,14 +215,22 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_ke
 	size_t n;
 	int err;
 
-	hp->prog_fd = -1;
-	hp->map_fd = map_create(slots);
+	hp->prog_fd = hp->armed_fd = -1;
+	hp->map_fd = map_create(BPF_MAP_TYPE_HASH, slots, "stats");
 	if (hp->map_fd < 0) {
 		err = hp->map_fd;
 		hp->map_fd = -1;
 		return err;
 	}
-	n = assemble(&p, hp->map_fd, key, self);
+	/* one u64, 0 until hitprog__arm() */
+	hp->armed_fd = map_create(BPF_MAP_TYPE_ARRAY, 1, "armed");
+	if (hp->armed_fd < 0) {
+		err = hp->armed_fd;
+		hp->armed_fd = -1;
+		hitprog__close(hp);
+		return err;
+	}
+	n = assemble(&p, hp->map_fd, hp->armed_fd, key, self);
 	hp->prog_fd = prog_load(&p, n, type, NULL, 0);
 	if (hp->prog_fd >= 0)
 		return 0;
@@ -225,11 +249,27 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_ke
 	return err;
 }
 
+int hitprog__arm(struct hitprog *hp)
+{
+	__u32 key = 0;
+	__u64 on = 1;
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = hp->armed_fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&on;
+	a.flags = BPF_ANY;
+	return hp->armed_fd < 0 ? -EBADF : sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+}
+
 void hitprog__close(struct hitprog *hp)
 {
 	if (hp->prog_fd >= 0)
 		close(hp->prog_fd);
 	if (hp->map_fd >= 0)
 		close(hp->map_fd);
-	hp->prog_fd = hp->map_fd = -1;
+	if (hp->armed_fd >= 0)
+		close(hp->armed_fd);
+	hp->prog_fd = hp->map_fd = hp->armed_fd = -1;
 }

@@ -26,6 +26,7 @@ enum hitprog_key {
 struct hitprog {
 	int prog_fd;	/* the program; -1 when not loaded */
 	int map_fd;	/* its counters: HASH, entry IP -> calls (a __u64) */
+	int armed_fd;	/* ARRAY of one __u64: nothing is counted while it is 0 */
 };
 
 /*
@@ -38,6 +39,12 @@ struct hitprog {
  */
 int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_key key,
 		  size_t slots, pid_t self, char *log, size_t log_len);
+/*
+ * Counting starts: called once the links are made, so that the hits while
+ * the kernel enables the sites (the attach's own, on any CPU) are not
+ * counted and do not slow it. 0 or a negative errno.
+ */
+int hitprog__arm(struct hitprog *hp);
 void hitprog__close(struct hitprog *hp);
 
 #endif

@@ -265,6 +265,8 @@ int ka_attach_kprobes(struct kattach *a)
 	if (!err && a->excluded == a->target_cnt)
 		err = ka_fail(a, EINVAL, "the kernel refused every one of %zu kprobe%s", (size_t)n,
 			   n == 1 ? "" : "s");
+	if (!err)
+		err = ka_arm(a);
 	/* by name, one kprobe a name, whichever function the kernel took */
 	if (!err)
 		a->attached = by_name ? a->link_cnt + a->blink_cnt : a->target_cnt - a->excluded;

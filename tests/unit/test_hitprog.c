@@ -3,7 +3,8 @@
  * The hand-assembled hit counter (src/engine/hitprog.c) against this host's
  * kernel: it loads for kprobe.multi and for classic kprobes, its map is the
  * counters the engine reads (HASH, entry IP -> calls, every slot made with the map,
- * sized as asked), and a refusal leaves no descriptor behind. Skipped where this
+ * sized as asked), it counts nothing until armed, and a refusal leaves no
+ * descriptor behind. Skipped where this
  * process may not load BPF programs. (Attaching it is the VM tests' part: the
  * host may have no kprobes at all.)
  */
@@ -56,7 +57,8 @@ static void test_loads(void **s)
 	struct bpf_prog_info pi;
 	struct bpf_map_info mi;
 	struct hitprog hp;
-	__u32 len;
+	__u32 len, zero = 0;
+	__u64 on;
 	size_t i;
 
 	(void)s;
@@ -74,10 +76,23 @@ static void test_loads(void **s)
 		len = sizeof(pi);
 		assert_int_equal(bpf_prog_get_info_by_fd(hp.prog_fd, &pi, &len), 0);
 		assert_int_equal(pi.type, BPF_PROG_TYPE_KPROBE);
-		assert_int_equal(pi.nr_map_ids, 1);
+		assert_int_equal(pi.nr_map_ids, 2);
+		/* the switch that starts the counting: off until armed */
+		memset(&mi, 0, sizeof(mi));
+		len = sizeof(mi);
+		assert_int_equal(bpf_map_get_info_by_fd(hp.armed_fd, &mi, &len), 0);
+		assert_int_equal(mi.type, BPF_MAP_TYPE_ARRAY);
+		assert_int_equal(mi.max_entries, 1);
+		assert_int_equal(bpf_map_lookup_elem(hp.armed_fd, &zero, &on), 0);
+		assert_int_equal(on, 0);
+		assert_int_equal(hitprog__arm(&hp), 0);
+		assert_int_equal(bpf_map_lookup_elem(hp.armed_fd, &zero, &on), 0);
+		assert_int_equal(on, 1);
 		hitprog__close(&hp);
 		assert_int_equal(hp.prog_fd, -1);
+		assert_int_equal(hp.armed_fd, -1);
 		hitprog__close(&hp);	/* again: nothing */
+		assert_int_equal(hitprog__arm(&hp), -EBADF);
 	}
 }
 
@@ -94,6 +109,7 @@ static void test_refused(void **s)
 	assert_int_equal(err, -EINVAL);
 	assert_int_equal(hp.prog_fd, -1);
 	assert_int_equal(hp.map_fd, -1);
+	assert_int_equal(hp.armed_fd, -1);
 	assert_int_equal(open_fds(), before);
 }
 
