@@ -131,9 +131,10 @@ is "$(probes_left)" 0 "SIGINT while attaching: no link left"
 # it; every row is measured
 la=$(awk 'NR == FNR { t[$0] = 1; next } !($0 in t) { print $2; exit }' $O/t.set $O/k.set)
 if [ -n "$la" ]; then
-	# (a whole table cached from tracefs' list knows it is no function at all, and a
-	# warm row would say so: every row from the kernel's symbols here)
-	rm -rf /run/ksymattach
+	# (a whole table cached from tracefs' list, for this boot or for the build,
+	# knows it is no function at all, and a warm row would say so: every row from
+	# the kernel's symbols here)
+	rm -rf /run/ksymattach /var/cache/ksymattach
 	$K -p "$la" -p vfs_read --compare --rounds 1 -o json > $O/cmpref.json 2> $O/cmpref.err
 	rc=$?
 	check "compare, $la (no ftrace site) and vfs_read: every row measured, none refused" \
