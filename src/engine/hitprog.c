@@ -79,8 +79,8 @@ static size_t assemble(struct prog *p, int map_fd, int armed_fd, enum hitprog_ke
 	emit(p, MOV(R6, R1));
 	/*
 	 * Not armed yet: the link is still being made. Every site the kernel has
-	 * enabled runs this program at once, and counting those hits (a slot made
-	 * at each function's first) slowed the attach of the whole kernel itself.
+	 * enabled runs this program at once; those hits belong to the attach,
+	 * not to the run the report counts.
 	 */
 	emit(p, STW(R10, KEY_OFF, 0));
 	emit_lookup(p, armed_fd);

@@ -42,7 +42,7 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_ke
 /*
  * Counting starts: called once the links are made, so that the hits while
  * the kernel enables the sites (the attach's own, on any CPU) are not
- * counted and do not slow it. 0 or a negative errno.
+ * counted. 0 or a negative errno.
  */
 int hitprog__arm(struct hitprog *hp);
 void hitprog__close(struct hitprog *hp);
