@@ -49,6 +49,14 @@ if [ -z "$KMULTI" ]; then
 	is "$(bpftool link show 2>/dev/null | grep -c '^[0-9]*: *perf_event')" 0 "stop: no kprobe link left"
 	# For the second boot: this build's cache, handed over as with kprobe.multi.
 	. ./fleet/handover.sh
+	# what the path below checks and this kernel does not run: said, not left out
+	for t in "node_exporter: serves the boot report" "daemon: a reload keeps links and counts" \
+		"daemon: a module's functions as it loads and unloads" \
+		"broken config: the reload refused, every link kept" \
+		"capabilities: the units' five, and each one missing" "completion: installed and working" \
+		"upgrade: the edited config kept, the daemon back"; do
+		skip "$t" "this kernel has no kprobe.multi: fleet-6.12.t and fleet-trixie.t run it"
+	done
 	the_end first
 	exit 0
 fi
