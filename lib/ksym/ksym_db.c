@@ -1045,7 +1045,8 @@ static int live_anchors(struct ksym_db *db, uint64_t a[KSYM_ANCHOR_CNT]);
  */
 static bool sites_whole(const struct ksym_db *db, int i)
 {
-	return db->kcore && !db->rebased && !db->pending[i].checked &&
+	return db->kcore && !db->rebased && !db->pending[i].checked && !db->pending[i].partial &&
+	       !db->pending[i].subset && !db->opts.kcore_path &&
 	       !strcmp(db->pending[i].name, "funcs") && !db->opts.funcs_addrs_path &&
 	       !strcmp(db->funcs_source, "available_filter_functions_addrs");
 }

@@ -44,6 +44,12 @@ struct kattach *kattach__new(const struct kattach_opts *opts)
 		return NULL;
 	memcpy(&a->opts, opts, opts->sz < sizeof(a->opts) ? opts->sz : sizeof(a->opts));
 	a->opts.sz = sizeof(a->opts);
+	/* the resolver indexes resolvers[] */
+	if ((unsigned int)a->opts.resolver > KATTACH_RES_FLOOR) {
+		free(a);
+		errno = EINVAL;
+		return NULL;
+	}
 	a->confirmed = -1;
 	a->floor_prog = -1;
 	a->hp.prog_fd = a->hp.map_fd = a->hp.armed_fd = -1;

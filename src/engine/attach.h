@@ -121,6 +121,7 @@ struct kattach_target {
 /* t's counters: zero before kattach__collect() */
 const struct ksa_stat *kattach_target__stat(const struct kattach_target *t);
 
+/* NULL and errno: ENOMEM, or EINVAL for a resolver not in enum kattach_resolver. */
 struct kattach *kattach__new(const struct kattach_opts *opts);
 void kattach__free(struct kattach *a);
 
