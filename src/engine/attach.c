@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The attach engine. Names are resolved here, in userspace, through the ksym
- * layer; the kernel only ever sees addresses, so it does no symbol lookup.
- * This file makes the links, reads the counters and detaches; the patterns'
- * resolution (resolve.c), the classic-kprobe fallback (kprobes.c), the floor (floor.c), the kernel's
- * features (kernel.c) and its refusals (errors.c) have their own.
+ * The attach engine: the links, the counters, the detach. The patterns are
+ * resolved in userspace (resolve.c), so that with the ksym resolver the kernel
+ * only sees addresses. The classic-kprobe fallback (kprobes.c), the floor
+ * (floor.c), the kernel's features (kernel.c) and its refusals (errors.c)
+ * have files of their own.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -42,13 +43,17 @@
 #define ZERO_OFF (-16)
 
 struct prog {
-	struct bpf_insn insn[128];	/* 84 at most */
+	struct bpf_insn insn[64];	/* 41 at most */
 	size_t n;
 };
 
 static void emit(struct prog *p, struct bpf_insn i)
 {
-	p->insn[p->n++] = i;
+	/* (a program that outgrew the buffer is this file's bug: assemble() is fixed) */
+	if (p->n < sizeof(p->insn) / sizeof(p->insn[0]))
+		p->insn[p->n++] = i;
+	else
+		abort();
 }
 
 static void emit_map(struct prog *p, int reg, int map_fd)
