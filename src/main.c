@@ -164,11 +164,11 @@ static const struct argp_option opts[] = {
 					 "(available_filter_functions format)", 1 },
 	{ "funcs-addrs", OPT_FUNCS_ADDRS, "FILE", 0, "Traceable functions with addresses from "
 						     "FILE (available_filter_functions_addrs)", 1 },
-	{ "source", OPT_SOURCE, "kmem|iter|kallsyms|tracefs", 0, "Traceable functions from the "
-		"kernel's symbols checked in /proc/kcore, read from the kernel's table in its "
-		"memory, through the ksym BPF iterator or from /proc/kallsyms, or from tracefs' "
-		"lists (default: kmem, else the iterator, else kallsyms, where kcore is readable)",
-	  1 },
+	{ "source", OPT_SOURCE, "kmem|iter|kallsyms|tracefs|ftrace", 0, "Traceable functions from "
+		"the kernel's symbols checked in /proc/kcore, read from the kernel's table in its "
+		"memory, through the ksym BPF iterator or from /proc/kallsyms; from tracefs' "
+		"lists; or from ftrace's records in memory (default: kmem, else the iterator, else "
+		"kallsyms, where kcore is readable; ftrace's records for the whole kernel)", 1 },
 	{ "blacklist", OPT_BLACKLIST, "FILE", 0, "kprobe blacklist from FILE", 1 },
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
@@ -339,8 +339,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.syms_from = KSYM_SYMS_KALLSYMS;
 		} else if (!strcmp(arg, "tracefs")) {
 			env.funcs_from = KSYM_FUNCS_TRACEFS;
+		} else if (!strcmp(arg, "ftrace")) {
+			env.funcs_from = KSYM_FUNCS_FTRACE;
 		} else {
-			usage_error(state, "invalid source '%s' (kmem, iter, kallsyms or tracefs)", arg);
+			usage_error(state, "invalid source '%s' (kmem, iter, kallsyms, tracefs or ftrace)",
+				    arg);
 		}
 		break;
 	case OPT_NO_CACHE: env.no_cache = true; break;

@@ -5,8 +5,11 @@
  * one file (Linux >= 6.5); older kernels need the name list joined with
  * /proc/kallsyms. Cheaper still, where /proc/kcore can be read: /proc/kallsyms
  * alone (a sequential walk for the kernel, no address-to-name lookup per line)
- * with each candidate's call site checked in the kernel text. The result is
- * cached in /run, so a second run on the same boot reads no kernel file at all.
+ * with each candidate's call site checked in the kernel text. For the whole
+ * kernel, ftrace's own records and the kernel's table, both read from its
+ * memory (ksym_ftrace.c), give tracefs' list without the kernel naming each
+ * record. The result is cached in /run, so a second run on the same boot reads
+ * no kernel file at all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,9 @@
 #include <linux/capability.h>
 
 #include "ksym_internal.h"
+
+/* The whole table from ftrace's records, named from the kernel's table (ksym_ftrace.c). */
+#define FTRACE_SOURCE "kmem+ftrace"
 
 struct ksym_db {
 	struct ksym_db_opts opts;
@@ -69,6 +75,7 @@ struct ksym_db {
 	bool syms_kmem;			/* or from the kernel's table in memory (no trampolines) */
 	bool kmem_warned;
 	bool iter_warned;
+	bool ftrace_warned;
 	char iter_err[80];		/* why the iterator was not used */
 	dev_t build_dev;		/* the file used: removed only if still it */
 	ino_t build_ino;
@@ -1048,7 +1055,8 @@ static bool sites_whole(const struct ksym_db *db, int i)
 	return db->kcore && !db->rebased && !db->pending[i].checked && !db->pending[i].partial &&
 	       !db->pending[i].subset && !db->opts.kcore_path &&
 	       !strcmp(db->pending[i].name, "funcs") && !db->opts.funcs_addrs_path &&
-	       !strcmp(db->funcs_source, "available_filter_functions_addrs");
+	       (!strcmp(db->funcs_source, "available_filter_functions_addrs") ||
+		!strcmp(db->funcs_source, FTRACE_SOURCE));
 }
 
 /*
@@ -1106,7 +1114,10 @@ void ksym_db__flush(struct ksym_db *db)
 		uint64_t anchors[KSYM_ANCHOR_CNT];
 		struct ksym_table *c = NULL;
 
-		if (sites_whole(db, i) && !live_anchors(db, anchors))
+		/* (the records' names came with the anchors: no read for them) */
+		if (sites_whole(db, i) && !strcmp(db->funcs_source, FTRACE_SOURCE))
+			build_store(db, from, db->anchors, db->pending[i].key.modules_hash, false);
+		else if (sites_whole(db, i) && !live_anchors(db, anchors))
 			build_store(db, from, anchors, db->pending[i].key.modules_hash, false);
 		if (db->pending[i].checked) {
 			err = checked_table(db, from, &c);
@@ -1694,22 +1705,76 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
  * the links halved around them were 89 where one serves: the attach took
  * 6.9x as long in one run.
  */
-static bool whole_from_tracefs(struct ksym_db *db)
+static bool whole_wanted(const struct ksym_db *db)
 {
 	bool all = !db->opts.pattern_cnt;
-	char path[160];
 	size_t i;
 
 	if (db->opts.funcs_from != KSYM_FUNCS_AUTO || (db->opts.need & KSYM_DB_KALLSYMS) ||
-	    !db->tracefs[0])
+	    db->opts.kcore_path || !live_kallsyms(db))
 		return false;
 	/* a glob over vmlinux with no prefix; not mod:*, which a build cache serves */
 	for (i = 0; i < db->opts.pattern_cnt && !all; i++)
 		all = !strchr(db->opts.patterns[i], ':') && !strcspn(db->opts.patterns[i], "*?[");
-	if (!all)
+	return all;
+}
+
+static bool whole_from_tracefs(struct ksym_db *db)
+{
+	char path[160];
+
+	if (!whole_wanted(db) || !db->tracefs[0])
 		return false;
 	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", db->tracefs);
 	return !access(path, R_OK);
+}
+
+static const char *ftrace_error(int err)
+{
+	switch (err) {
+	case ENODATA:
+		return "this kernel has no ftrace records (no ftrace_pages_start: no dynamic ftrace)";
+	case ENOEXEC:
+		return "no vmlinux BTF (/sys/kernel/btf/vmlinux) with struct ftrace_page and "
+		       "struct dyn_ftrace as known here, or struct module laid out unlike the "
+		       "kernels known";
+	case ESTALE:
+		return "a module came or went while ftrace's records were read";
+	default:
+		return kmem_error(err);
+	}
+}
+
+/*
+ * The whole table as tracefs' list of sites has it, from ftrace's records
+ * and the kernel's symbol table in memory (ksym_ftrace.c): the list without
+ * the kernel naming each record (430-505 ms of a cold -p '*' in the TCG
+ * guest). The anchors come with the names. -EAGAIN: the next source's turn.
+ */
+static int ftrace_funcs(struct ksym_db *db, const struct ksym_cache_key *key)
+{
+	struct ksym_parse_stats st = {};
+	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .index = true,
+				      .stop = db->opts.stop };
+	struct ksym_table *syms;
+	int err;
+
+	db->funcs = ksym_ftrace__load(db->kcore, &po, &syms);
+	db->phase_ns[KSYM_PH_READ] += st.read_ns;
+	if (!db->funcs) {
+		err = errno;
+		return source_refused(db, err, db->opts.funcs_from == KSYM_FUNCS_FTRACE,
+				      &db->ftrace_warned, "cannot read ftrace's records from memory",
+				      "ftrace's records in memory", ftrace_error(err),
+				      "the next source");
+	}
+	find_anchors(syms, db->anchors);
+	ksym_table__free(syms);
+	db->funcs_source = FTRACE_SOURCE;
+	db->traceability_known = true;
+	if (key->boot_id[0])
+		cache_put(db, "funcs", key, db->funcs, false, false);
+	return 0;
 }
 
 /*
@@ -1727,11 +1792,11 @@ static int kallsyms_funcs(struct ksym_db *db)
 	 * whole table from tracefs' list (whole_from_tracefs()) serves as well.
 	 */
 	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
-		static const char *const sources[] = { "kallsyms+kcore",
+		static const char *const sources[] = { "kallsyms+kcore", FTRACE_SOURCE,
 							"available_filter_functions_addrs" };
 		size_t i;
 
-		for (i = 0; i < 2 && !db->funcs; i++) {
+		for (i = 0; i < 3 && !db->funcs; i++) {
 			db->funcs = funcs_cache_get(db, sources[i], &key);
 			db->funcs_source = sources[i];
 		}
@@ -1775,6 +1840,12 @@ static int kallsyms_funcs(struct ksym_db *db)
 			return 0;
 		}
 	}
+	if (whole_wanted(db)) {
+		snprintf(key.source, sizeof(key.source), "%s", FTRACE_SOURCE);
+		err = ftrace_funcs(db, &key);
+		if (err != -EAGAIN)
+			return err;
+	}
 	if (whole_from_tracefs(db))
 		return -EAGAIN;
 	db->probe = true;
@@ -1811,10 +1882,37 @@ static int kallsyms_funcs(struct ksym_db *db)
 	return err;
 }
 
+/* --source ftrace: the records' table from /run's cache, else from memory. */
+static int ftrace_only(struct ksym_db *db)
+{
+	struct ksym_cache_key key = {};
+	int err;
+
+	if (!live_kallsyms(db) || db->opts.funcs_path || db->opts.funcs_addrs_path)
+		return fail(db, EINVAL, "ftrace's records are read from the running kernel only");
+	db->funcs = funcs_cache_get(db, FTRACE_SOURCE, &key);
+	if (db->funcs) {
+		db->cached |= KSYM_DB_FUNCS;
+		db->traceability_known = true;
+		db->funcs_source = FTRACE_SOURCE;
+		return 0;
+	}
+	db->kcore = ksym_kcore__open(NULL);
+	if (!db->kcore) {
+		err = errno;
+		return fail(db, err, "cannot read /proc/kcore: %s%s", strerror(err),
+			    err != EACCES && err != EPERM ? "" : geteuid() ? " (run as root)" :
+			    !ksym__capable(CAP_SYS_RAWIO) ? " (CAP_SYS_RAWIO is missing)" :
+			    root_refused());
+	}
+	return ftrace_funcs(db, &key);
+}
+
 /* Whichever source last filled the cache: they are tried in the default order. */
 static int cached_funcs(struct ksym_db *db)
 {
-	static const char *const sources[] = { "kallsyms+kcore", "available_filter_functions_addrs",
+	static const char *const sources[] = { "kallsyms+kcore", FTRACE_SOURCE,
+						"available_filter_functions_addrs",
 						"available_filter_functions+kallsyms" };
 	struct ksym_cache_key key;
 	size_t i;
@@ -1850,6 +1948,8 @@ static int load_funcs(struct ksym_db *db)
 	if (o->cache_only)
 		return cached_funcs(db);
 
+	if (o->funcs_from == KSYM_FUNCS_FTRACE)
+		return ftrace_only(db);
 	if ((o->funcs_from == KSYM_FUNCS_KALLSYMS || o->kcore_path) && !kcore_pair(db))
 		return fail(db, EINVAL, "traceability from kcore needs the live /proc/kallsyms%s",
 			    o->kcore_path ? ", or a kallsyms file with the core file" : "");

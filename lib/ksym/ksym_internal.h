@@ -268,6 +268,9 @@ void ksym_index_free(struct ksym_index *ix);
 struct ksym_feed;
 
 struct ksym_feed *ksym_feed__new(const struct ksym_parse_opts *opts, size_t ents, size_t arena);
+/* The same as a table of another format: KSYM_FMT_FUNCS_ADDRS (type 0) or KALLSYMS. */
+struct ksym_feed *ksym_feed__new_fmt(enum ksym_format fmt, const struct ksym_parse_opts *opts,
+				     size_t ents, size_t arena);
 int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *name,
 		   size_t name_len, const char *mod, size_t mod_len);
 struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err);
@@ -438,6 +441,56 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
  * kcore's own errors.
  */
 struct ksym_table *ksym_kmem__load(struct ksym_kcore *kc, const struct ksym_parse_opts *opts);
+
+/*
+ * The same, and the addresses of vmlinux's variables named in vars (names of
+ * two bytes or more; data, not text), looked up in the same walk: 0 where the
+ * kernel has none, UINT64_MAX where it has more than one.
+ */
+struct ksym_kmem_var {
+	const char *name;
+	uint64_t addr;
+};
+
+struct ksym_table *ksym_kmem__load_vars(struct ksym_kcore *kc, const struct ksym_parse_opts *opts,
+					struct ksym_kmem_var *vars, size_t var_cnt);
+
+/*
+ * The traceable functions as tracefs' available_filter_functions_addrs lists
+ * them (KSYM_FMT_FUNCS_ADDRS: each record's address and its function's name),
+ * from ftrace's records in memory through kc (ksym_ftrace.c); opts give only
+ * stop. *syms (may be NULL): the kernel's text symbols the names came from.
+ * NULL with errno: ksym_kmem__load()'s, and ENODATA no ftrace records (no
+ * ftrace_pages_start), ENOEXEC their layout not in the kernel's BTF (or no
+ * BTF), ESTALE the records changed under the read (a module loaded or unloaded).
+ */
+struct ksym_table *ksym_ftrace__load(struct ksym_kcore *kc, const struct ksym_parse_opts *opts,
+				     struct ksym_table **syms);
+
+/* Its steps, apart for the unit test: the records' layout from the kernel's BTF, */
+#define KSYM_FTRACE_PAGE_MAX 64
+
+struct ksym_ftrace_layout {
+	int pg_next, pg_records, pg_index;	/* struct ftrace_page's fields */
+	int rec_ip;				/* struct dyn_ftrace's */
+	uint32_t pg_size, rec_size;
+};
+
+int ksym_ftrace__layout(struct ksym_ftrace_layout *l);
+/*
+ * every record's address on the chain from head (the address of
+ * ftrace_pages_start), sorted (EBADMSG a chain no kernel makes, ESTALE one
+ * that changed under the read, EINTR stopped),
+ */
+int ksym_ftrace__read(struct ksym_kcore *kc, const struct ksym_ftrace_layout *l, uint64_t head,
+		      const volatile sig_atomic_t *stop, uint64_t **ips, size_t *cnt);
+/*
+ * and each named by the text symbol of syms at or at most an ENDBR before it
+ * (the first of that address's names), into f; a record no function starts
+ * at is left out. EBADMSG: records, and none of them a function's.
+ */
+int ksym_ftrace__name(const struct ksym_table *syms, const uint64_t *ips, size_t n,
+		      struct ksym_feed *f);
 
 /* kcore's VMCOREINFO note, NUL-terminated (malloc()ed in *text); -ENOENT: none. */
 int ksym_kcore__vmcoreinfo(struct ksym_kcore *kc, char **text);

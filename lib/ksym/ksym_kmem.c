@@ -369,6 +369,8 @@ struct seen {
 	uint64_t modules[4];	/* every symbol called "modules": the list head is one */
 	size_t modules_cnt;
 	bool stext;
+	struct ksym_kmem_var *vars;	/* the caller's, looked up in the same walk */
+	size_t var_cnt;
 };
 
 /*
@@ -378,19 +380,30 @@ struct seen {
  */
 enum { FIRST_ASK, FIRST_DROP, FIRST_KEEP };
 
-/* A name the walk itself needs ("modules", "_stext"), by its first two bytes. */
-static bool walk_wants(const char *s)
+/*
+ * A name the walk itself needs ("modules", "_stext") or its caller asked for,
+ * by its first two bytes.
+ */
+static bool walk_wants(const struct seen *seen, const char *s)
 {
-	return (s[0] == 'm' && s[1] == 'o') || (s[0] == '_' && s[1] == 's');
+	size_t i;
+
+	if ((s[0] == 'm' && s[1] == 'o') || (s[0] == '_' && s[1] == 's'))
+		return true;
+	for (i = 0; i < seen->var_cnt; i++)
+		if (!memcmp(s, seen->vars[i].name, 2))
+			return true;
+	return false;
 }
 
-static uint8_t first_look(const struct ksym_feed *f, const struct tokens *t, unsigned int tk)
+static uint8_t first_look(const struct ksym_feed *f, const struct seen *seen,
+			  const struct tokens *t, unsigned int tk)
 {
 	const char *s = t->tok[tk];
 
 	if (t->len[tk] < 3)
 		return FIRST_ASK;
-	if (walk_wants(s + 1))
+	if (walk_wants(seen, s + 1))
 		return FIRST_KEEP;
 	return ksym_feed__may_keep(f, s[0], s + 1, 2) ? FIRST_KEEP : FIRST_DROP;
 }
@@ -430,7 +443,7 @@ static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct
 	stream_rewind(names, at[KS_NAMES], NAMES_MAX);
 	stream_init(offs, kc, d.table, d.width * num);
 	for (i = 0; i < 256; i++)
-		first[i] = first_look(f, t, i);
+		first[i] = first_look(f, seen, t, i);
 	for (i = 0; i < num; i++) {
 		char name[KSYM_NAME_MAX + 2];
 		size_t n, k = 0, len = 0;
@@ -460,7 +473,7 @@ static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct
 			break;
 		}
 		if (!ksym_feed__may_keep(f, name[0], name + 1, len - 1) &&
-		    (len < 3 || !walk_wants(name + 1)))
+		    (len < 3 || !walk_wants(seen, name + 1)))
 			continue;
 		err = expand(t, c, n, &k, name, &len, KSYM_NAME_MAX + 2);
 		if (err)
@@ -477,6 +490,9 @@ static int vmlinux_syms(struct ksym_kcore *kc, const uint64_t at[KS_CNT], struct
 			}
 			seen->stext = true;
 		}
+		for (size_t v = 0; v < seen->var_cnt; v++)
+			if (!ksym_type_is_text(name[0]) && name_is(name + 1, len - 1, seen->vars[v].name))
+				seen->vars[v].addr = seen->vars[v].addr ? UINT64_MAX : addr;
 		if (ksym_type_is_text(name[0])) {
 			err = ksym_feed__add(f, addr, name[0], name + 1, len - 1, NULL, 0);
 			if (err)
@@ -667,14 +683,29 @@ static int module_syms(struct ksym_kcore *kc, const struct seen *seen, struct ks
 
 struct ksym_table *ksym_kmem__load(struct ksym_kcore *kc, const struct ksym_parse_opts *opts)
 {
+	return ksym_kmem__load_vars(kc, opts, NULL, 0);
+}
+
+struct ksym_table *ksym_kmem__load_vars(struct ksym_kcore *kc, const struct ksym_parse_opts *opts,
+					struct ksym_kmem_var *vars, size_t var_cnt)
+{
 	struct ksym_parse_opts o = {};
 	struct ksym_parse_stats local, *st;
 	struct ksym_kcore *own = NULL;
 	uint64_t t0 = ksym_now_ns(), at[KS_CNT];
-	struct seen seen = {};
+	struct seen seen = { .vars = vars, .var_cnt = var_cnt };
 	struct ksym_feed *f;
 	char *info = NULL;
+	size_t i;
 	int err;
+
+	for (i = 0; i < var_cnt; i++) {
+		if (strlen(vars[i].name) < 2) {
+			errno = EINVAL;
+			return NULL;
+		}
+		vars[i].addr = 0;
+	}
 
 	st = ksym_opts_copy(&o, opts, &local);
 	memset(st, 0, sizeof(*st));

@@ -893,6 +893,12 @@ struct ksym_feed {
 
 struct ksym_feed *ksym_feed__new(const struct ksym_parse_opts *opts, size_t ents, size_t arena)
 {
+	return ksym_feed__new_fmt(KSYM_FMT_KALLSYMS, opts, ents, arena);
+}
+
+struct ksym_feed *ksym_feed__new_fmt(enum ksym_format fmt, const struct ksym_parse_opts *opts,
+				     size_t ents, size_t arena)
+{
 	struct ksym_feed *f = calloc(1, sizeof(*f));
 	char *buf;
 
@@ -904,7 +910,8 @@ struct ksym_feed *ksym_feed__new(const struct ksym_parse_opts *opts, size_t ents
 		arena = f->ps.want_cnt * 32 + (64u << 10);
 	}
 	buf = ksym_mem_alloc(arena);
-	if (!buf || !parse_begin(&f->ps, KSYM_FMT_KALLSYMS, buf, ents, arena)) {
+	if ((fmt != KSYM_FMT_KALLSYMS && fmt != KSYM_FMT_FUNCS_ADDRS) || !buf ||
+	    !parse_begin(&f->ps, fmt, buf, ents, arena)) {
 		ksym_mem_free(buf, arena);
 		free(f);
 		return NULL;
@@ -925,7 +932,9 @@ int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *na
 			  .mod_len = mod_len, .addr = addr, .type = type };
 
 	ps->lineno++;
-	if (!name_len || name_len > KSYM_NAME_MAX || (unsigned char)type <= ' ') {
+	/* (tracefs' lists have no type: 0) */
+	if (!name_len || name_len > KSYM_NAME_MAX ||
+	    ((unsigned char)type <= ' ' && (type || ps->fmt == KSYM_FMT_KALLSYMS))) {
 		bad_line(ps->st, ps->lineno);
 		return 0;
 	}

@@ -50,6 +50,9 @@ static struct kimg_sym syms[] = {
 	{ KIMG_STEXT + 0x180, 'T', "schedule" },
 	{ KIMG_STEXT + 0x1c0, 'T', "_etext" },
 	{ KIMG_STEXT + 0x200000, 'D', "vfs_data" },
+	{ KIMG_STEXT + 0x200040, 'b', "ftrace_pages_start" },
+	{ KIMG_STEXT + 0x200080, 'd', "twice" },
+	{ KIMG_STEXT + 0x2000c0, 'd', "twice" },
 	{ KIMG_AT + KIMG_MODULES, 'd', "modules" },
 };
 
@@ -484,6 +487,38 @@ static void test_stopped(void **state)
 						.text_only = true, .stop = &stop }, EINTR);
 }
 
+/* Variables looked up in the same walk: found, absent, named twice, or no name. */
+static void test_vars(void **state)
+{
+	struct ksym_kmem_var v[] = { { "ftrace_pages_start" }, { "ftrace_absent" }, { "twice" },
+				     { "vfs_read" } };
+	struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = true };
+	struct ksym_kcore *kc;
+	struct ksym_table *t;
+	char info[1024];
+	struct ksym s;
+
+	(void)state;
+	default_info(info, sizeof(info), KIMG_BASE_RELATIVE);
+	make(NSYMS, KIMG_BASE_RELATIVE, info);
+	kc = ksym_kcore__open(path);
+	assert_non_null(kc);
+	t = ksym_kmem__load_vars(kc, &po, v, 4);
+	assert_non_null(t);
+	assert_true(v[0].addr == KIMG_STEXT + 0x200040);
+	assert_true(v[1].addr == 0);
+	assert_true(v[2].addr == UINT64_MAX);
+	assert_true(v[3].addr == 0);	/* text: a function, not a variable */
+	/* the table is the one ksym_kmem__load() makes: text only */
+	assert_int_equal(ksym_table__find(t, "vfs_read", "", &s, 1), 1);
+	assert_int_equal(ksym_table__find(t, "ftrace_pages_start", "", &s, 1), 0);
+	ksym_table__free(t);
+	v[1].name = "f";
+	assert_null(ksym_kmem__load_vars(kc, &po, v, 2));
+	assert_int_equal(errno, EINVAL);
+	ksym_kcore__close(kc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_tokens_at_end),
 		cmocka_unit_test(test_text_only),
 		cmocka_unit_test(test_stopped),
+		cmocka_unit_test(test_vars),
 	};
 
 	return cmocka_run_group_tests_name("ksym-kmem", tests, setup, teardown);

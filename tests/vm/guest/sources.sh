@@ -1,11 +1,14 @@
 # Traceable functions from the kernel's symbols + call sites in /proc/kcore (what a
 # pattern with a prefix reads) against tracefs' own lists, on the whole kernel.
 src=$(cold_source)
-# the whole table by default: tracefs' list where it has addresses (exact: none of
-# the kcore check's look-alikes), else the kernel's symbols checked in kcore
+# the whole table by default: ftrace's records named from the kernel's table, both
+# read from its memory, where that table can be read there; else tracefs' list where
+# it has addresses (exact: none of the kcore check's look-alikes), else the kernel's
+# symbols checked in kcore
 $K -l -p '*' -o json --no-cache > $O/all-d.json 2> $O/all-d.err
 want="$src+kcore"
 [ -e /sys/kernel/tracing/available_filter_functions_addrs ] && want=available_filter_functions_addrs
+has_kmem && want=kmem+ftrace
 check "the whole table by default, cold: from $want" grep -q "\"source\":\"$want\"" $O/all-d.json
 $K -l -p 'vfs_*' -o json --no-cache > $O/vfs-d.json 2>> $O/all-d.err
 check "a prefix by default: the kernel's symbols ($src) checked in kcore" \
@@ -20,6 +23,26 @@ rk=$?
 check "the whole kernel listed from tracefs and from kallsyms (rc $rt and $rk)" \
 	sh -c "[ $rt -eq 0 ] && [ $rk -eq 0 ] && [ -s $O/all-t.txt ] && [ -s $O/all-k.txt ]"
 is "$(cat $O/all-d.err $O/all-k.err $O/all-t.err)" "" "the listings without a warning"
+# ftrace's records from memory list what tracefs does: every line where its list has
+# addresses (the records' own), else every name (6.1's join gives functions' starts)
+$K -l -p '*' --source ftrace --no-cache > $O/all-f.txt 2> $O/all-f.err
+rf=$?
+if has_kmem && [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
+	sed '$d' $O/all-t.txt > $O/all-t.cmp
+	sed '$d' $O/all-f.txt > $O/all-f.cmp
+elif has_kmem; then
+	sed '$d' $O/all-t.txt | awk '{ print $2, $3 }' | sort > $O/all-t.cmp
+	sed '$d' $O/all-f.txt | awk '{ print $2, $3 }' | sort > $O/all-f.cmp
+fi
+if has_kmem; then
+	check "--source ftrace: ftrace's records in memory list what tracefs does ($(wc -l < $O/all-f.txt) lines, rc $rf)" \
+		sh -c "[ $rf -eq 0 ] && [ ! -s $O/all-f.err ] && [ -s $O/all-f.cmp ] && cmp -s $O/all-t.cmp $O/all-f.cmp"
+	diff $O/all-t.cmp $O/all-f.cmp | head -n 8 | sed 's/^/# ftrace: /'
+else
+	check "--source ftrace without the kernel's table in VMCOREINFO: refused, one line naming why (rc $rf)" \
+		sh -c "[ $rf -ne 0 ] && [ \$(grep -c . $O/all-f.err) -eq 1 ] && grep -q 'Linux >= 6.0' $O/all-f.err"
+	sed 's/^/# /' $O/all-f.err
+fi
 $K -l -p '*' --no-cache --source $src 2> $O/all-m.err | sed '$d' > $O/all-m.txt.body
 sed '$d' $O/all-k.txt > $O/all-k.txt.body
 # (once more where they differ: a site still being unpatched after the parts before

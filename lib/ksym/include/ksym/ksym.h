@@ -405,12 +405,13 @@ struct ksym_db_opts {
 	/*
 	 * Where traceable functions come from (live sources only). AUTO: kallsyms
 	 * checked through kcore where it can be read (x86-64, not locked down),
-	 * else tracefs.
+	 * else tracefs; for a whole table, ftrace's records in memory first.
 	 */
 	enum ksym_funcs_from {
 		KSYM_FUNCS_AUTO,
 		KSYM_FUNCS_TRACEFS,	/* available_filter_functions[_addrs] */
 		KSYM_FUNCS_KALLSYMS,	/* /proc/kallsyms text + call sites in /proc/kcore */
+		KSYM_FUNCS_FTRACE,	/* ftrace's records and the kernel's table, in memory */
 	} funcs_from;
 	/*
 	 * The globs the caller will match (mod:glob as for ksym_table__match), or
