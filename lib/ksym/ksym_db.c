@@ -1772,8 +1772,12 @@ static int ftrace_funcs(struct ksym_db *db, const struct ksym_cache_key *key)
 	ksym_table__free(syms);
 	db->funcs_source = FTRACE_SOURCE;
 	db->traceability_known = true;
-	if (key->boot_id[0])
-		cache_put(db, "funcs", key, db->funcs, false, false);
+	if (key->boot_id[0]) {
+		struct ksym_cache_key k = *key;
+
+		snprintf(k.source, sizeof(k.source), "%s", FTRACE_SOURCE);
+		cache_put(db, "funcs", &k, db->funcs, false, false);
+	}
 	return 0;
 }
 
@@ -1805,6 +1809,8 @@ static int kallsyms_funcs(struct ksym_db *db)
 			db->traceability_known = true;
 			return 0;
 		}
+		/* what is read below is cached as this source's (the key named the last tried) */
+		snprintf(key.source, sizeof(key.source), "kallsyms+kcore");
 	}
 	t0 = ksym_now_ns();
 	db->kcore = ksym_kcore__open(db->opts.kcore_path);
@@ -1841,7 +1847,6 @@ static int kallsyms_funcs(struct ksym_db *db)
 		}
 	}
 	if (whole_wanted(db)) {
-		snprintf(key.source, sizeof(key.source), "%s", FTRACE_SOURCE);
 		err = ftrace_funcs(db, &key);
 		if (err != -EAGAIN)
 			return err;

@@ -102,7 +102,10 @@ err "attach from a symbol file without its function list" 1 \
 	"no function list given for $D/6.1/kallsyms (--funcs-addrs, --funcs)" \
 	"$K" -p 'vfs_*' --kallsyms "$D/6.1/kallsyms"
 err "bad output format" 64 "invalid output format 'yaml'" "$K" -p x -o yaml
-err "bad source" 64 "invalid source 'foo' (kmem, iter, kallsyms or tracefs)" "$K" -p x --source foo
+err "bad source" 64 "invalid source 'foo' (kmem, iter, kallsyms, tracefs or ftrace)" \
+	"$K" -p x --source foo
+err "ftrace's records of a kallsyms file" 1 "ftrace's records are read from the running kernel only" \
+	"$K" -l -p 'vfs_*' --source ftrace --kallsyms "$D/6.12/kallsyms"
 err "kcore check of a kallsyms file" 1 "traceability from kcore needs the live /proc/kallsyms" \
 	"$K" -l -p 'vfs_*' --source kallsyms --kallsyms "$D/6.12/kallsyms"
 err "bad duration" 64 "invalid duration '-1'" "$K" -p x -d -1

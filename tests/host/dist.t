@@ -178,7 +178,7 @@ EOF
 	is "$(complete_line 'ksymattach -r ')" "kernel ksym libbpf" "-r: resolvers"
 	is "$(complete_line 'ksymattach -o ')" "json prom text" "-o: formats"
 	is "$(complete_line 'ksymattach --output=j')" "json" "--output=: formats"
-	is "$(complete_line 'ksymattach --source ')" "kallsyms tracefs" "--source: sources"
+	is "$(complete_line 'ksymattach --source ')" "ftrace iter kallsyms kmem tracefs" "--source: sources"
 	is "$(complete_line 'ksymattach --fallback ')" "kprobe" "--fallback: kprobe"
 	is "$(complete_line 'ksymattach --kallsyms kallsyms.6')" "kallsyms.61 kallsyms.612" "--kallsyms: files"
 	is "$(complete_line 'ksymattach --config ot')" "other" "--config: files"

@@ -14,11 +14,11 @@ ge "$(json_int cache $O/attach0.json)" 1 "first run writes the cache once attach
 # the first run read only what vfs_* can match, and kept only that
 check "the first run keeps what vfs_* matched, not a whole table" sh -c \
 	"ls /run/ksymattach/funcs-* > /dev/null && ! ls /run/ksymattach/funcs > /dev/null 2>&1"
-# a run that reads the whole table keeps it (read fresh from the kernel's table,
-# the cache says what it was filled from: kallsyms)
+# a run that reads the whole table keeps it (read fresh from the kernel's table
+# and checked in kcore, the cache says kallsyms+kcore: what it was filled from)
 $K -l -p '*' > /dev/null
 is "$($K -l -p '*' | tail -n 1)" "$($K -l -p '*' --no-cache | tail -n 1 |
-	sed -E 's/\((kmem|iter)\+/(kallsyms+/; s/\)$/, cached)/')" \
+	sed -E 's/\((kmem|iter)\+kcore/(kallsyms+kcore/; s/\)$/, cached)/')" \
 	"the cache a whole-table run wrote lists every traceable function"
 $K -v -p 'vfs_*' -o json > $O/attach1.json 2> $O/attach1.err
 check "second run attaches from the cache (what vfs_* matched, kept apart)" sh -c \
