@@ -25,7 +25,13 @@
 #define PAGES_MAX 65536		/* groups of records: ~200 in a 2026 kernel with its modules */
 #define RECS_MAX (4u << 20)	/* records: ~50k there */
 #define REC_SIZE_MAX 64
-#define ENDBR_LEN 4		/* x86's FTRACE_MCOUNT_MAX_OFFSET under IBT (0 without it) */
+/*
+ * x86's FTRACE_MCOUNT_MAX_OFFSET under IBT. Without IBT the kernel's bound is
+ * 0, and this one serves as well: a record there is a function's first
+ * instruction, and a replaced weak body starts a whole aligned function after
+ * the symbol before it, never 1-4 bytes in.
+ */
+#define ENDBR_LEN 4
 
 int ksym_ftrace__layout(struct ksym_ftrace_layout *l)
 {
