@@ -26,10 +26,11 @@
 #define RECS_MAX (4u << 20)	/* records: ~50k there */
 #define REC_SIZE_MAX 64
 /*
- * x86's FTRACE_MCOUNT_MAX_OFFSET under IBT. Without IBT the kernel's bound is
- * 0, and this one serves as well: a record there is a function's first
- * instruction, and a replaced weak body starts a whole aligned function after
- * the symbol before it, never 1-4 bytes in.
+ * x86's FTRACE_MCOUNT_MAX_OFFSET under IBT, which Debian's kernels from 6.1
+ * on have. Without IBT the kernel's bound is 0: a record 1-4 bytes into a
+ * symbol would then need a function of at most 4 bytes before a replaced
+ * weak body. The guest suite compares this list with tracefs' own on every
+ * kernel that has both.
  */
 #define ENDBR_LEN 4
 
