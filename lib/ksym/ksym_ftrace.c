@@ -12,7 +12,7 @@
  *
  * A record is named as the kernel's list names it: the text symbol at or
  * before its address (the first of several at one address), at most an
- * ENDBR before it. The kernel lists a record further into a symbol as
+ * ENDBR before it where the kernel is built with them. The kernel lists a record further into a symbol as
  * "__ftrace_invalid_address___", the body of a weak function that another
  * replaced, which no link can take; it is left out here.
  */
@@ -26,13 +26,12 @@
 #define RECS_MAX (4u << 20)	/* records: ~50k there */
 #define REC_SIZE_MAX 64
 /*
- * x86's FTRACE_MCOUNT_MAX_OFFSET under IBT, which Debian's kernels from 6.1
- * on have. Without IBT the kernel's bound is 0: a record 1-4 bytes into a
- * symbol would then need a function of at most 4 bytes before a replaced
- * weak body. The guest suite compares this list with tracefs' own on every
- * kernel that has both.
+ * How far into a function the kernel names a record (FTRACE_MCOUNT_MAX_OFFSET):
+ * past an ENDBR64 where the kernel is built with them (x86's IBT: 6.12 and
+ * 7.x at Debian, not 6.1), else at its start only.
  */
 #define ENDBR_LEN 4
+static const unsigned char endbr64[ENDBR_LEN] = { 0xf3, 0x0f, 0x1e, 0xfa };
 
 int ksym_ftrace__layout(struct ksym_ftrace_layout *l)
 {
@@ -146,8 +145,46 @@ int ksym_ftrace__read(struct ksym_kcore *kc, const struct ksym_ftrace_layout *l,
 	return 0;
 }
 
+/* The last symbol at or below ip from pos on (ips come in order); its address in *a. */
+static size_t sym_below(const struct ksym_table *syms, size_t pos, uint64_t ip, uint64_t *a)
+{
+	while (pos + 1 < syms->cnt && ksym_ent_addr(syms, ksym_ent_at(syms, pos + 1)) <= ip)
+		pos++;
+	*a = syms->cnt ? ksym_ent_addr(syms, ksym_ent_at(syms, pos)) : UINT64_MAX;
+	return pos;
+}
+
+/*
+ * The kernel's bound, from its text: ENDBR_LEN where a record lies that far
+ * past a symbol and the symbol starts with an ENDBR64, else 0.
+ */
+static int site_bound(struct ksym_kcore *kc, const struct ksym_table *syms, const uint64_t *ips,
+		      size_t n, unsigned int *bound)
+{
+	unsigned char text[ENDBR_LEN];
+	size_t i, pos = 0;
+	uint64_t a;
+	int err;
+
+	*bound = 0;
+	for (i = 0; i < n; i++) {
+		pos = sym_below(syms, pos, ips[i], &a);
+		if (a > ips[i] || ips[i] - a != ENDBR_LEN)
+			continue;
+		err = ksym_kcore__read(kc, a, text, sizeof(text));
+		if (err == -EFAULT)
+			continue;	/* (a module's init text, freed since) */
+		if (err)
+			return err;
+		if (!memcmp(text, endbr64, ENDBR_LEN))
+			*bound = ENDBR_LEN;
+		return 0;
+	}
+	return 0;
+}
+
 int ksym_ftrace__name(const struct ksym_table *syms, const uint64_t *ips, size_t n,
-		      struct ksym_feed *f)
+		      unsigned int bound, struct ksym_feed *f)
 {
 	size_t i, pos = 0, named = 0;
 	int err = 0;
@@ -157,11 +194,8 @@ int ksym_ftrace__name(const struct ksym_table *syms, const uint64_t *ips, size_t
 		uint64_t a;
 		size_t j;
 
-		/* the last symbol at or below ips[i] */
-		while (pos + 1 < syms->cnt && ksym_ent_addr(syms, ksym_ent_at(syms, pos + 1)) <= ips[i])
-			pos++;
-		if (!syms->cnt || (a = ksym_ent_addr(syms, ksym_ent_at(syms, pos))) > ips[i] ||
-		    ips[i] - a > ENDBR_LEN)
+		pos = sym_below(syms, pos, ips[i], &a);
+		if (a > ips[i] || ips[i] - a > bound)
 			continue;
 		/* the kernel names an address by the first of its aliases */
 		for (j = pos; j && ksym_ent_addr(syms, ksym_ent_at(syms, j - 1)) == a; j--)
@@ -186,6 +220,7 @@ struct ksym_table *ksym_ftrace__load(struct ksym_kcore *kc, const struct ksym_pa
 	struct ksym_feed *f = NULL;
 	uint64_t t0 = ksym_now_ns(), *ips = NULL;
 	struct ksym_ftrace_layout l;
+	unsigned int bound;
 	size_t n = 0;
 	int err;
 
@@ -213,7 +248,9 @@ struct ksym_table *ksym_ftrace__load(struct ksym_kcore *kc, const struct ksym_pa
 			err = -ENOMEM;
 	}
 	if (!err)
-		err = ksym_ftrace__name(syms, ips, n, f);
+		err = site_bound(kc, syms, ips, n, &bound);
+	if (!err)
+		err = ksym_ftrace__name(syms, ips, n, bound, f);
 	free(ips);
 	st->read_ns = ksym_now_ns() - t0;
 	t = f ? ksym_feed__end(f, err) : NULL;

@@ -485,12 +485,13 @@ int ksym_ftrace__layout(struct ksym_ftrace_layout *l);
 int ksym_ftrace__read(struct ksym_kcore *kc, const struct ksym_ftrace_layout *l, uint64_t head,
 		      const volatile sig_atomic_t *stop, uint64_t **ips, size_t *cnt);
 /*
- * and each named by the text symbol of syms at or at most an ENDBR before it
- * (the first of that address's names), into f; a record no function starts
- * at is left out. EBADMSG: records, and none of them a function's.
+ * and each named by the text symbol of syms at it or at most bound bytes
+ * before it (4 where the kernel has ENDBR64s, else 0; the first of that
+ * address's names), into f; a record no function starts at is left out.
+ * EBADMSG: records, and none of them a function's.
  */
 int ksym_ftrace__name(const struct ksym_table *syms, const uint64_t *ips, size_t n,
-		      struct ksym_feed *f);
+		      unsigned int bound, struct ksym_feed *f);
 
 /* kcore's VMCOREINFO note, NUL-terminated (malloc()ed in *text); -ENOENT: none. */
 int ksym_kcore__vmcoreinfo(struct ksym_kcore *kc, char **text);

@@ -197,7 +197,7 @@ static const char kallsyms[] =
 	"ffffffffc0001000 t mod_fn\t[mymod]\n";
 
 /* ips named from kallsyms[] into a table of tracefs' list's kind */
-static struct ksym_table *named(const uint64_t *ips, size_t n, int *err)
+static struct ksym_table *named(const uint64_t *ips, size_t n, unsigned int bound, int *err)
 {
 	struct ksym_parse_opts po = { .sz = sizeof(po), .index = true };
 	char *text = strdup(kallsyms);	/* (the table takes it) */
@@ -208,7 +208,7 @@ static struct ksym_table *named(const uint64_t *ips, size_t n, int *err)
 
 	assert_non_null(syms);
 	assert_non_null(f);
-	*err = ksym_ftrace__name(syms, ips, n, f);
+	*err = ksym_ftrace__name(syms, ips, n, bound, f);
 	t = ksym_feed__end(f, *err);
 	ksym_table__free(syms);
 	return t;
@@ -235,7 +235,7 @@ static void test_name(void **state)
 	int err;
 
 	(void)state;
-	t = named(ips, sizeof(ips) / sizeof(ips[0]), &err);
+	t = named(ips, sizeof(ips) / sizeof(ips[0]), 4, &err);
 	assert_int_equal(err, 0);
 	assert_non_null(t);
 	assert_int_equal(ksym_table__cnt(t), 4);
@@ -256,6 +256,27 @@ static void test_name(void **state)
 	ksym_table__free(t);
 }
 
+/* A kernel without ENDBR64s names a record at a function's start only. */
+static void test_name_no_endbr(void **state)
+{
+	static const uint64_t ips[] = { 0xffffffff81000024, 0xffffffff81000060,
+					0xffffffff810000c0 };
+	struct ksym_table *t;
+	struct ksym s;
+	int err;
+
+	(void)state;
+	t = named(ips, 3, 0, &err);
+	assert_int_equal(err, 0);
+	assert_non_null(t);
+	assert_int_equal(ksym_table__cnt(t), 2);
+	assert_int_equal(ksym_table__at(t, 0, &s), 0);
+	assert_true(s.addr == 0xffffffff81000060 && !strcmp(s.name, "small"));
+	assert_int_equal(ksym_table__at(t, 1, &s), 0);
+	assert_true(s.addr == 0xffffffff810000c0 && !strcmp(s.name, "vfs_write"));
+	ksym_table__free(t);
+}
+
 /* Records, and not one at a function: not this kernel's symbols. */
 static void test_name_none(void **state)
 {
@@ -264,11 +285,11 @@ static void test_name_none(void **state)
 	int err;
 
 	(void)state;
-	t = named(ips, 2, &err);
+	t = named(ips, 2, 4, &err);
 	assert_int_equal(err, -EBADMSG);
 	assert_null(t);
 	/* none at all is an empty list, not an error */
-	t = named(ips, 0, &err);
+	t = named(ips, 0, 4, &err);
 	assert_int_equal(err, 0);
 	assert_non_null(t);
 	assert_int_equal(ksym_table__cnt(t), 0);
@@ -285,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_read_gone),
 		cmocka_unit_test(test_read_stopped),
 		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_name_no_endbr),
 		cmocka_unit_test(test_name_none),
 	};
 
