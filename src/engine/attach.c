@@ -196,8 +196,7 @@ static size_t unique_names(const char **v, const struct kattach_target *t, size_
 static int attach_one(struct kattach *a, struct bpf_program *prog, size_t i, size_t n,
 		      size_t *cnt)
 {
-	enum bpf_attach_type type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
-								     : BPF_TRACE_KPROBE_MULTI;
+	enum bpf_attach_type type = ka_link_type(a);
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo);
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
 	struct bpf_link *l;
@@ -391,11 +390,10 @@ int ka_attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_
 {
 	struct range_ctx rc = {
 		.a = a, .prog = prog, .floor = ka_resolver(a)->empty_program,
-		.type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
-							: BPF_TRACE_KPROBE_MULTI,
+		.type = ka_link_type(a),
 	};
 	struct halve_opts ho = {
-		.sz = sizeof(ho), .ctx = &rc, .stop = a->opts.stop,
+		.ctx = &rc, .stop = a->opts.stop,
 		.no_halving = ka_resolver(a)->libbpf_links && !a->by_name,
 	};
 	size_t cnt = n;

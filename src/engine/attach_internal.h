@@ -84,6 +84,12 @@ struct ka_resolver {
 
 const struct ka_resolver *ka_resolver(const struct kattach *a);
 
+/* The link type of a's mode: a session link, or a kprobe.multi one. */
+static inline enum bpf_attach_type ka_link_type(const struct kattach *a)
+{
+	return a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION : BPF_TRACE_KPROBE_MULTI;
+}
+
 /* The engine's message from fmt; returns err as a negative errno. */
 int ka_fail(struct kattach *a, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -418,10 +418,26 @@ static void settle(void)
 	nanosleep(&ts, NULL);	/* (a signal cuts it short: the loop checks stop) */
 }
 
+/*
+ * run_one() after the pause, but for the comparison's first run (ran: one
+ * has run before); the re-run of a row that left names out is paused too.
+ */
+static int run_settled(const struct compare_opts *o, struct row *r, int round, bool *again,
+		       bool *ran)
+{
+	if (*ran)
+		settle();
+	*ran = true;
+	/* each run detached already: a signal just ends the comparison */
+	if (o->attach->stop && *o->attach->stop)
+		return -EINTR;
+	return run_one(o, r, round, again);
+}
+
 int compare__run(const struct compare_opts *o)
 {
 	int n = o->rounds > 0 && o->rounds <= MAX_ROUNDS ? o->rounds : 5, round, err;
-	bool again;
+	bool again, ran = false;
 	size_t i;
 
 	if (o->attach->resolver != KATTACH_RES_KSYM) {
@@ -438,13 +454,9 @@ int compare__run(const struct compare_opts *o)
 		for (i = 0; i < NROWS; i++) {
 			if ((round < 0 && i != ROW_WARM && i != ROW_BOOT) || rows[i].refused[0])
 				continue;
-			settle();
-			/* each run detached already: a signal just ends the comparison */
-			if (o->attach->stop && *o->attach->stop)
-				return 128 + *o->attach->stop;
-			err = run_one(o, &rows[i], round < 0 ? -1 : round, &again);
+			err = run_settled(o, &rows[i], round < 0 ? -1 : round, &again, &ran);
 			if (!err && again)
-				err = run_one(o, &rows[i], round < 0 ? -1 : round, &again);
+				err = run_settled(o, &rows[i], round < 0 ? -1 : round, &again, &ran);
 			if (err)
 				return o->attach->stop && *o->attach->stop ? 128 + *o->attach->stop : 1;
 		}

@@ -15,8 +15,7 @@
 /* "r0 = 0; exit" loaded by hand, then links by address, in the layout asked for. */
 int ka_attach_floor(struct kattach *a)
 {
-	enum bpf_attach_type type = a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION
-								     : BPF_TRACE_KPROBE_MULTI;
+	enum bpf_attach_type type = ka_link_type(a);
 	size_t i, step = a->opts.link_batch ? a->opts.link_batch : a->target_cnt;
 	uint64_t t0 = now_ns();
 	int err = 0;

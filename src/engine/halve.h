@@ -33,7 +33,6 @@ struct halve_ops {
 };
 
 struct halve_opts {
-	size_t sz;			/* sizeof(struct halve_opts) */
 	void *ctx;			/* passed to every op */
 	bool no_halving;		/* a failure is the attach's (a link of one glob) */
 	const volatile sig_atomic_t *stop;	/* set: -EINTR before the next link */

@@ -93,7 +93,7 @@ static const struct halve_ops ops = {
 
 static int run(struct fake *f, bool no_halving, size_t *cnt)
 {
-	struct halve_opts o = { .sz = sizeof(o), .ctx = f, .no_halving = no_halving,
+	struct halve_opts o = { .ctx = f, .no_halving = no_halving,
 				.stop = &f->stop };
 
 	*cnt = 0;
