@@ -56,6 +56,14 @@ static void group(int i, const uint64_t *ips, int32_t n, int next)
 	}
 }
 
+/* a fresh image: the head, and group 0 of one record at ip, its next as group() takes it */
+static void one_group(uint64_t ip, int next)
+{
+	memset(img, 0, sizeof(img));
+	put64(HEAD, KIMG_AT + PAGE(0));
+	group(0, &ip, 1, next);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -129,9 +137,7 @@ static void test_read_cycle(void **state)
 	size_t n;
 
 	(void)state;
-	memset(img, 0, sizeof(img));
-	put64(HEAD, KIMG_AT + PAGE(0));
-	group(0, a, 1, 1);
+	one_group(a[0], 1);
 	group(1, a, 1, 0);
 	assert_int_equal(read_back(KIMG_AT + HEAD, &ips, &n, NULL), -EBADMSG);
 	assert_null(ips);
@@ -146,9 +152,7 @@ static void test_read_bad_index(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		memset(img, 0, sizeof(img));
-		put64(HEAD, KIMG_AT + PAGE(0));
-		group(0, a, 1, -1);
+		one_group(a[0], -1);
 		memcpy(img + PAGE(0) + 16, &bad[i], 4);
 		assert_int_equal(read_back(KIMG_AT + HEAD, &ips, &n, NULL), -EBADMSG);
 	}
@@ -162,9 +166,7 @@ static void test_read_gone(void **state)
 	size_t n;
 
 	(void)state;
-	memset(img, 0, sizeof(img));
-	put64(HEAD, KIMG_AT + PAGE(0));
-	group(0, a, 1, 1);
+	one_group(a[0], 1);
 	put64(PAGE(0), KIMG_AT + IMG_LEN + 0x1000);
 	assert_int_equal(read_back(KIMG_AT + HEAD, &ips, &n, NULL), -ESTALE);
 	group(0, a, 1, -1);
@@ -180,9 +182,7 @@ static void test_read_stopped(void **state)
 	size_t n;
 
 	(void)state;
-	memset(img, 0, sizeof(img));
-	put64(HEAD, KIMG_AT + PAGE(0));
-	group(0, a, 1, -1);
+	one_group(a[0], -1);
 	assert_int_equal(read_back(KIMG_AT + HEAD, &ips, &n, &stop), -EINTR);
 }
 
