@@ -32,7 +32,7 @@ override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
 # the include paths of what it may use:
 #   src/ (CLI, service) -> src/engine -> lib/ksym;  bench -> kmodel -> lib/ksym
 KSYM_SRCS := $(wildcard lib/ksym/*.c)
-KSYM_HDRS := $(wildcard lib/ksym/include/ksym/*.h) lib/ksym/ksym_internal.h
+KSYM_HDRS := $(wildcard lib/ksym/include/ksym/*.h lib/ksym/*.h)
 MODEL_SRCS := kmodel/kmodel.c
 BENCH_SRCS := $(wildcard bench/*.c)
 ENGINE_SRCS := $(wildcard src/engine/*.c)
@@ -166,7 +166,7 @@ run: $(OUTPUT)/ksymattach
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
 # The unit tests link the library as agents do; the sanitized ones build it in.
 UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_ksym_kmem \
-	test_ksym_ftrace test_kmodel
+	test_ksym_ftrace test_ksym_plan test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
 	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan \
 	$(OUTPUT)/tests/test_hitprog $(OUTPUT)/tests/test_hitprog-asan \
@@ -204,7 +204,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # The build cache's layouts are internal (ksym_build__export/import read the
 # running kernel's): its test builds them, with the library's internal header.
 $(OUTPUT)/tests/test_ksym_build $(OUTPUT)/tests/test_ksym_kmem \
-	$(OUTPUT)/tests/test_ksym_ftrace: TEST_INC += -Ilib/ksym
+	$(OUTPUT)/tests/test_ksym_ftrace $(OUTPUT)/tests/test_ksym_plan: TEST_INC += -Ilib/ksym
 
 # The engine's hand-assembled counter, with libbpf's syscall wrappers.
 HITPROG_INC := -Isrc/engine -Ibpf $(BPF_INC)

@@ -25,6 +25,7 @@
 #include <linux/capability.h>
 
 #include "ksym_internal.h"
+#include "ksym_plan.h"
 
 /* The whole table from ftrace's records, named from the kernel's table (ksym_ftrace.c). */
 #define FTRACE_SOURCE "kmem+ftrace"
@@ -51,7 +52,10 @@ struct ksym_db {
 	bool bounds_known;
 	unsigned int cached;		/* KSYM_DB_* served from the cache */
 	const char *funcs_source;
-	char tracefs[64];
+	char tracefs[64];		/* where tracefs was found ("": not) */
+	const char *tracefs_denied;	/* or the directory this user may not look in */
+	struct ksym_cache_key funcs_key; /* this boot's, once a step looked in /run */
+	int kcore_err;			/* why kcore could not be opened (0: not tried) */
 	uint64_t phase_ns[KSYM_PH_CNT];
 	/* caches built by the load, written by ksym_db__flush() */
 	struct {
@@ -995,7 +999,7 @@ static int find_tracefs(struct ksym_db *db);
 /*
  * A whole checked table left with only the sites tracefs lists, where it
  * lists addresses (Linux >= 6.5): the kcore check's look-alikes (a NOP of
- * another kind at a function's entry) each cost a link, as whole_from_tracefs()
+ * another kind at a function's entry) each cost a link, as ksym_plan.c
  * says, and a cache keeps them for every later run. Without that list, *t as
  * it is.
  */
@@ -1008,10 +1012,8 @@ static void exact_sites(struct ksym_db *db, struct ksym_table **t)
 	char path[160];
 	struct ksym s, f;
 
-	if (!db->tracefs[0] && find_tracefs(db)) {
-		db->err[0] = '\0';	/* (not this run's error: the cache is as it was) */
+	if (!db->tracefs[0] && find_tracefs(db))
 		return;
-	}
 	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", db->tracefs);
 	if (access(path, R_OK))
 		return;
@@ -1047,7 +1049,7 @@ static int live_anchors(struct ksym_db *db, uint64_t a[KSYM_ANCHOR_CNT]);
 
 /*
  * The whole table from tracefs' list of sites, read live where kcore is open
- * (whole_from_tracefs()): exact, and a build cache for the next boots once it
+ * (as ksym_plan.c orders it): exact, and a build cache for the next boots once it
  * has the anchors the list lacks.
  */
 static bool sites_whole(const struct ksym_db *db, int i)
@@ -1182,15 +1184,6 @@ static const char *kallsyms_source(const struct ksym_db *db)
 				    "/proc/kallsyms";
 }
 
-/* Symbols and a kcore of one kernel: the live pair, or files given together. */
-static bool kcore_pair(const struct ksym_db *db)
-{
-	const struct ksym_db_opts *o = &db->opts;
-
-	return o->kcore_path ? o->kallsyms_path && !o->system_map_path && !o->vmlinux_path :
-			       live_kallsyms(db);
-}
-
 /* Every symbol, or text only when it is just for the join. */
 static int load_kallsyms(struct ksym_db *db, bool text_only)
 {
@@ -1233,7 +1226,10 @@ static int load_kallsyms(struct ksym_db *db, bool text_only)
 	return 0;
 }
 
-/* tracefs: its own mount, or under debugfs on older setups. */
+/*
+ * tracefs: its own mount, or under debugfs on older setups. -EACCES (the
+ * directory in tracefs_denied) or -ENOENT; refuse() words them.
+ */
 static int find_tracefs(struct ksym_db *db)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -1251,12 +1247,12 @@ static int find_tracefs(struct ksym_db *db)
 			return 0;
 		}
 		/* tracefs is mode 0700: an unprivileged user cannot even look */
-		if (errno == EACCES)
-			return fail(db, EACCES, "cannot access %s: Permission denied (run as root)",
-				    dirs[i]);
+		if (errno == EACCES) {
+			db->tracefs_denied = dirs[i];
+			return -EACCES;
+		}
 	}
-	return fail(db, ENOENT,
-		    "tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+	return -ENOENT;
 }
 
 /* The names-only list joined with kallsyms text symbols. */
@@ -1694,39 +1690,157 @@ static void build_store(struct ksym_db *db, const struct ksym_table *checked,
 	ksym_layout__free(&l);
 }
 
-/*
- * The whole table wanted cold (a glob over vmlinux without a prefix, no cache
- * has it), and
- * tracefs lists ftrace's own records with their addresses (Linux >= 6.5):
- * that list is exact, and
- * costs no more than the table read and every text symbol checked in kcore
- * (7.3.4 guest, -p '*': 1.0 s against 1.6 s). The check's look-alikes (a NOP
- * of another kind at a function's entry: 11 on 7.3.4) each fail a link, and
- * the links halved around them were 89 where one serves: the attach took
- * 6.9x as long in one run.
- */
-static bool whole_wanted(const struct ksym_db *db)
+/* A glob over vmlinux with no prefix (or no pattern): the whole table; not mod:*. */
+static bool whole_patterns(const struct ksym_db *db)
 {
 	bool all = !db->opts.pattern_cnt;
 	size_t i;
 
-	if (db->opts.funcs_from != KSYM_FUNCS_AUTO || (db->opts.need & KSYM_DB_KALLSYMS) ||
-	    db->opts.kcore_path || !live_kallsyms(db))
-		return false;
-	/* a glob over vmlinux with no prefix; not mod:*, which a build cache serves */
 	for (i = 0; i < db->opts.pattern_cnt && !all; i++)
 		all = !strchr(db->opts.patterns[i], ':') && !strcspn(db->opts.patterns[i], "*?[");
 	return all;
 }
 
-static bool whole_from_tracefs(struct ksym_db *db)
+/* What the plan goes by: the options, and a look at tracefs (no table read). */
+static void plan_in(struct ksym_db *db, struct ksym_plan_in *in)
 {
+	const struct ksym_db_opts *o = &db->opts;
 	char path[160];
 
-	if (!whole_wanted(db) || !db->tracefs[0])
-		return false;
-	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", db->tracefs);
-	return !access(path, R_OK);
+	memset(in, 0, sizeof(*in));
+	in->funcs_from = o->funcs_from;
+	in->cache_only = o->cache_only;
+	in->addrs_file = o->funcs_addrs_path;
+	in->names_file = o->funcs_path;
+	in->live_syms = live_kallsyms(db);
+	in->kallsyms_file = o->kallsyms_path && !o->system_map_path && !o->vmlinux_path;
+	in->kcore_file = o->kcore_path;
+	in->need_kallsyms = o->need & KSYM_DB_KALLSYMS;
+	in->whole = whole_patterns(db);
+	in->allow_unknown = o->allow_unknown_traceability;
+	in->no_cache = o->no_cache;
+	in->no_build_cache = o->no_build_cache;
+	in->tracefs = !find_tracefs(db);
+	in->tracefs_denied = db->tracefs_denied;
+	if (in->tracefs) {
+		snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", db->tracefs);
+		in->tracefs_addrs = !access(path, F_OK);
+	}
+}
+
+/* The error a plan's refusal stands for (db->err: the unknown step's reason). */
+static int refuse(struct ksym_db *db, enum ksym_refusal r)
+{
+	switch (r) {
+	case KSYM_REFUSE_FTRACE_FILES:
+		return fail(db, EINVAL, "ftrace's records are read from the running kernel only");
+	case KSYM_REFUSE_KCORE_PAIR:
+		return fail(db, EINVAL, "traceability from kcore needs the live /proc/kallsyms%s",
+			    db->opts.kcore_path ? ", or a kallsyms file with the core file" : "");
+	case KSYM_REFUSE_NO_LIST:
+		return fail(db, EINVAL, "no function list given for %s (--funcs-addrs, --funcs)",
+			    kallsyms_source(db));
+	case KSYM_REFUSE_TRACEFS:
+		/* tracefs is mode 0700: an unprivileged user cannot even look */
+		if (db->tracefs_denied)
+			return fail(db, EACCES, "cannot access %s: Permission denied (run as root)",
+				    db->tracefs_denied);
+		return fail(db, ENOENT,
+			    "tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+	case KSYM_REFUSE_NO_CACHE:
+		return fail(db, ENOENT, "no symbol cache for this boot in %s", db->opts.cache_dir);
+	default:
+		return fail(db, EINVAL, "no source of traceable functions");
+	}
+}
+
+/* The put of what a step read into /run's "funcs", under its origin's label. */
+static void funcs_put(struct ksym_db *db, enum ksym_origin o, const struct ksym_table *t,
+		      bool checked, bool partial)
+{
+	struct ksym_cache_key k = db->funcs_key;
+
+	if (!k.boot_id[0])
+		return;	/* no cache lookup before it: no cache for it */
+	snprintf(k.source, sizeof(k.source), "%s", ksym_origin__label(o));
+	cache_put(db, "funcs", &k, t, checked, partial);
+}
+
+/*
+ * /proc/kcore (or the core file), opened by the first step that needs it.
+ * -EAGAIN: unreadable, and the plan has other sources.
+ */
+static int open_kcore(struct ksym_db *db, const struct ksym_load_plan *plan)
+{
+	const char *path = db->opts.kcore_path ? db->opts.kcore_path : "/proc/kcore";
+	bool denied, no_cap;
+	uint64_t t0;
+	int err;
+
+	if (db->kcore)
+		return 0;
+	if (db->kcore_err)
+		return -EAGAIN;
+	t0 = ksym_now_ns();
+	db->kcore = ksym_kcore__open(db->opts.kcore_path);
+	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
+	if (db->kcore)
+		return 0;
+	err = db->kcore_err = errno;
+	denied = err == EACCES || err == EPERM;
+	no_cap = denied && !ksym__capable(CAP_SYS_RAWIO);
+	if (plan->kcore_required)
+		return fail(db, err, "cannot read %s: %s%s", path, strerror(err),
+			    !denied ? "" : geteuid() ? " (run as root)" :
+			    no_cap ? " (CAP_SYS_RAWIO is missing)" : root_refused());
+	/* completion answers quietly; elsewhere a capability left out is worth a word */
+	if (!db->opts.cache_only && (db->opts.verbose || (no_cap && !geteuid())))
+		warn(db, "cannot read /proc/kcore: %s%s; using tracefs' function lists",
+		     strerror(err), !denied || geteuid() ? "" :
+		     no_cap ? " (CAP_SYS_RAWIO is missing)" : root_refused());
+	return -EAGAIN;
+}
+
+/* /run's table from the first of the origins a run left one of. */
+static int run_cache_step(struct ksym_db *db, unsigned int origins)
+{
+	int o;
+
+	for (o = 0; o < KSYM_ORIG_CNT; o++) {
+		if (!(origins & 1u << o))
+			continue;
+		db->funcs = funcs_cache_get(db, ksym_origin__label(o), &db->funcs_key);
+		if (db->funcs) {
+			db->cached |= KSYM_DB_FUNCS;
+			db->traceability_known = true;
+			db->funcs_source = ksym_origin__label(o);
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+static int build_step(struct ksym_db *db)
+{
+	if (build_funcs(db))
+		return -EAGAIN;
+	db->traceability_known = true;
+	db->funcs_source = "kallsyms+kcore (build cache)";
+	/* completion answers at once: nothing checked, nothing written */
+	if (db->opts.cache_only) {
+		db->cached |= KSYM_DB_FUNCS;
+		return 0;
+	}
+	/* the whole table's put keeps what the patterns match too */
+	if (!db->live_partial && !db->match_hit) {
+		funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, false);
+	} else if (db->funcs_key.boot_id[0]) {
+		struct ksym_cache_key k = db->funcs_key;
+
+		snprintf(k.source, sizeof(k.source), "%s", ksym_origin__label(KSYM_ORIG_KCORE));
+		match_put(db, &k, db->funcs, true);
+	}
+	return 0;
 }
 
 static const char *ftrace_error(int err)
@@ -1751,7 +1865,7 @@ static const char *ftrace_error(int err)
  * the kernel naming each record (430-505 ms of a cold -p '*' in the TCG
  * guest). The anchors come with the names. -EAGAIN: the next source's turn.
  */
-static int ftrace_funcs(struct ksym_db *db, const struct ksym_cache_key *key)
+static int ftrace_step(struct ksym_db *db, bool asked)
 {
 	struct ksym_parse_stats st = {};
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .index = true,
@@ -1763,8 +1877,8 @@ static int ftrace_funcs(struct ksym_db *db, const struct ksym_cache_key *key)
 	db->phase_ns[KSYM_PH_READ] += st.read_ns;
 	if (!db->funcs) {
 		err = errno;
-		return source_refused(db, err, db->opts.funcs_from == KSYM_FUNCS_FTRACE,
-				      &db->ftrace_warned, "cannot read ftrace's records from memory",
+		return source_refused(db, err, asked, &db->ftrace_warned,
+				      "cannot read ftrace's records from memory",
 				      "ftrace's records in memory", ftrace_error(err),
 				      "the next source");
 	}
@@ -1772,90 +1886,23 @@ static int ftrace_funcs(struct ksym_db *db, const struct ksym_cache_key *key)
 	ksym_table__free(syms);
 	db->funcs_source = FTRACE_SOURCE;
 	db->traceability_known = true;
-	if (key->boot_id[0]) {
-		struct ksym_cache_key k = *key;
-
-		snprintf(k.source, sizeof(k.source), "%s", FTRACE_SOURCE);
-		cache_put(db, "funcs", &k, db->funcs, false, false);
-	}
+	funcs_put(db, KSYM_ORIG_FTRACE, db->funcs, false, false);
 	return 0;
 }
 
 /*
- * kallsyms text symbols as candidates, checked through kcore when asked
- * (ksym_db__ftrace_loc). -EAGAIN: kcore unreadable and the choice was ours.
+ * kallsyms' text symbols as candidates, each checked through kcore when asked
+ * for (ksym_db__ftrace_loc): as far as the patterns go, or every symbol where
+ * the caller wants them all anyway (one table serves both).
  */
-static int kallsyms_funcs(struct ksym_db *db)
+static int candidates_step(struct ksym_db *db, bool all)
 {
-	struct ksym_cache_key key = {};
-	uint64_t t0;
 	int err;
 
-	/*
-	 * A cache holds the checked functions only: no kcore needed then. A
-	 * whole table from tracefs' list (whole_from_tracefs()) serves as well.
-	 */
-	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
-		static const char *const sources[] = { "kallsyms+kcore", FTRACE_SOURCE,
-							"available_filter_functions_addrs" };
-		size_t i;
-
-		for (i = 0; i < 3 && !db->funcs; i++) {
-			db->funcs = funcs_cache_get(db, sources[i], &key);
-			db->funcs_source = sources[i];
-		}
-		if (db->funcs) {
-			db->cached |= KSYM_DB_FUNCS;
-			db->traceability_known = true;
-			return 0;
-		}
-		/* what is read below is cached as this source's (the key named the last tried) */
-		snprintf(key.source, sizeof(key.source), "kallsyms+kcore");
-	}
-	t0 = ksym_now_ns();
-	db->kcore = ksym_kcore__open(db->opts.kcore_path);
-	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
-	if (!db->kcore) {
-		err = -errno;
-		bool denied = err == -EACCES || err == -EPERM;
-		bool no_cap = denied && !ksym__capable(CAP_SYS_RAWIO);
-
-		if (db->opts.funcs_from == KSYM_FUNCS_AUTO && !db->opts.kcore_path) {
-			/* a capability left out is worth a word: the slower source is used */
-			if (db->opts.verbose || (no_cap && !geteuid()))
-				warn(db, "cannot read /proc/kcore: %s%s; using tracefs' function lists",
-				     strerror(-err), !denied || geteuid() ? "" :
-				     no_cap ? " (CAP_SYS_RAWIO is missing)" : root_refused());
-			return -EAGAIN;
-		}
-		return fail(db, err, "cannot read %s: %s%s",
-			    db->opts.kcore_path ? db->opts.kcore_path : "/proc/kcore", strerror(-err),
-			    !denied ? "" : geteuid() ? " (run as root)" :
-			    no_cap ? " (CAP_SYS_RAWIO is missing)" : root_refused());
-	}
 	db->traceability_known = true;
 	db->funcs_source = "kallsyms+kcore";
-	if (!(db->opts.need & KSYM_DB_KALLSYMS) && !db->opts.kcore_path) {
-		if (!build_funcs(db)) {
-			db->funcs_source = "kallsyms+kcore (build cache)";
-			/* the whole table's put keeps what the patterns match too */
-			if (!db->live_partial && !db->match_hit)
-				cache_put(db, "funcs", &key, db->funcs, true, false);
-			else
-				match_put(db, &key, db->funcs, true);
-			return 0;
-		}
-	}
-	if (whole_wanted(db)) {
-		err = ftrace_funcs(db, &key);
-		if (err != -EAGAIN)
-			return err;
-	}
-	if (whole_from_tracefs(db))
-		return -EAGAIN;
 	db->probe = true;
-	if (db->opts.need & KSYM_DB_KALLSYMS) {
-		/* wanted whole anyway: one table serves both */
+	if (all) {
 		err = load_kallsyms(db, false);
 		if (err)
 			return err;
@@ -1882,142 +1929,97 @@ static int kallsyms_funcs(struct ksym_db *db)
 		if (db->syms_kmem)
 			db->funcs_source = "kmem+kcore";
 	}
-	if (!err && key.boot_id[0])
-		cache_put(db, "funcs", &key, db->funcs, true, db->prefix_cnt != 0);
+	if (!err)
+		funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, db->prefix_cnt != 0);
 	return err;
 }
 
-/* --source ftrace: the records' table from /run's cache, else from memory. */
-static int ftrace_only(struct ksym_db *db)
+/* tracefs' list of sites, live: with addresses (Linux >= 6.5), else names joined. */
+static int tracefs_step(struct ksym_db *db, unsigned int origins)
 {
-	struct ksym_cache_key key = {};
+	bool addrs = origins & 1u << KSYM_ORIG_ADDRS;
+	char path[160];
 	int err;
 
-	if (!live_kallsyms(db) || db->opts.funcs_path || db->opts.funcs_addrs_path)
-		return fail(db, EINVAL, "ftrace's records are read from the running kernel only");
-	db->funcs = funcs_cache_get(db, FTRACE_SOURCE, &key);
-	if (db->funcs) {
-		db->cached |= KSYM_DB_FUNCS;
-		db->traceability_known = true;
-		db->funcs_source = FTRACE_SOURCE;
-		return 0;
-	}
-	db->kcore = ksym_kcore__open(NULL);
-	if (!db->kcore) {
-		err = errno;
-		return fail(db, err, "cannot read /proc/kcore: %s%s", strerror(err),
-			    err != EACCES && err != EPERM ? "" : geteuid() ? " (run as root)" :
-			    !ksym__capable(CAP_SYS_RAWIO) ? " (CAP_SYS_RAWIO is missing)" :
-			    root_refused());
-	}
-	return ftrace_funcs(db, &key);
+	snprintf(path, sizeof(path), "%s/%s", db->tracefs,
+		 addrs ? "available_filter_functions_addrs" : "available_filter_functions");
+	db->traceability_known = true;
+	db->funcs_source = ksym_origin__label(addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN);
+	err = addrs ? load_file(db, KSYM_FMT_FUNCS_ADDRS, path, false, true, &db->funcs)
+		    : join_funcs(db, path);
+	/* refused (a security policy): the unknown step's turn, where it was allowed */
+	if (err && (err == -EACCES || err == -EPERM) && !db->funcs &&
+	    db->opts.allow_unknown_traceability)
+		return -EAGAIN;
+	if (!err)
+		funcs_put(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, db->funcs, false, false);
+	return err;
 }
 
-/* Whichever source last filled the cache: they are tried in the default order. */
-static int cached_funcs(struct ksym_db *db)
-{
-	static const char *const sources[] = { "kallsyms+kcore", FTRACE_SOURCE,
-						"available_filter_functions_addrs",
-						"available_filter_functions+kallsyms" };
-	struct ksym_cache_key key;
-	size_t i;
-
-	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
-		db->funcs = funcs_cache_get(db, sources[i], &key);
-		if (db->funcs) {
-			db->cached |= KSYM_DB_FUNCS;
-			db->traceability_known = true;
-			db->funcs_source = sources[i];
-			return 0;
-		}
-	}
-	/* this boot's runs so far kept only what their patterns matched: the build's */
-	db->kcore = ksym_kcore__open(NULL);
-	if (db->kcore && !build_funcs(db)) {
-		db->cached |= KSYM_DB_FUNCS;
-		db->traceability_known = true;
-		db->funcs_source = "kallsyms+kcore (build cache)";
-		return 0;
-	}
-	return fail(db, ENOENT, "no symbol cache for this boot in %s", db->opts.cache_dir);
-}
-
-static int load_funcs(struct ksym_db *db)
+static int run_step(struct ksym_db *db, const struct ksym_plan_step *s)
 {
 	const struct ksym_db_opts *o = &db->opts;
-	struct ksym_cache_key key = {};
-	char path[160];
-	bool addrs;
-	int err;
 
-	if (o->cache_only)
-		return cached_funcs(db);
-
-	if (o->funcs_from == KSYM_FUNCS_FTRACE)
-		return ftrace_only(db);
-	if ((o->funcs_from == KSYM_FUNCS_KALLSYMS || o->kcore_path) && !kcore_pair(db))
-		return fail(db, EINVAL, "traceability from kcore needs the live /proc/kallsyms%s",
-			    o->kcore_path ? ", or a kallsyms file with the core file" : "");
-	/* by default only where tracefs shows the kernel has dynamic ftrace */
-	if (!o->funcs_addrs_path && !o->funcs_path &&
-	    (o->kcore_path ||
-	     (live_kallsyms(db) && (o->funcs_from == KSYM_FUNCS_KALLSYMS ||
-				    (o->funcs_from == KSYM_FUNCS_AUTO && !find_tracefs(db)))))) {
-		err = kallsyms_funcs(db);
-		if (err != -EAGAIN)
-			return err;
-	}
-	db->traceability_known = true;
-	if (o->funcs_addrs_path) {
+	switch (s->step) {
+	case KSYM_STEP_RUN_CACHE:
+		return run_cache_step(db, s->origins);
+	case KSYM_STEP_BUILD_CACHE:
+		return build_step(db);
+	case KSYM_STEP_FTRACE:
+		return ftrace_step(db, s->asked);
+	case KSYM_STEP_CANDIDATES:
+	case KSYM_STEP_ALL_CANDIDATES:
+		return candidates_step(db, s->step == KSYM_STEP_ALL_CANDIDATES);
+	case KSYM_STEP_TRACEFS:
+		return tracefs_step(db, s->origins);
+	case KSYM_STEP_FILE_ADDRS:
+		db->traceability_known = true;
 		db->funcs_source = "available_filter_functions_addrs";
 		return load_file(db, KSYM_FMT_FUNCS_ADDRS, o->funcs_addrs_path, false, true,
 				 &db->funcs);
-	}
-	if (o->funcs_path) {
+	case KSYM_STEP_FILE_JOIN:
+		db->traceability_known = true;
 		db->funcs_source = "available_filter_functions+kallsyms";
 		return join_funcs(db, o->funcs_path);
-	}
-	/*
-	 * Symbols from a file: this kernel's function lists describe this
-	 * kernel's symbols, not necessarily the file's (another kernel, another
-	 * boot's KASLR). Only lists given with the file can say.
-	 */
-	if (!live_kallsyms(db)) {
-		db->traceability_known = false;
-		fail(db, EINVAL, "no function list given for %s (--funcs-addrs, --funcs)",
-		     kallsyms_source(db));
-		return o->allow_unknown_traceability ? fallback_funcs(db, db->err) : -EINVAL;
-	}
-	err = find_tracefs(db);
-	if (err) {
-		db->traceability_known = false;
-		return o->allow_unknown_traceability ? fallback_funcs(db, db->err) : err;
-	}
-	/* Linux >= 6.5: one file carries names and addresses. */
-	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", db->tracefs);
-	addrs = access(path, F_OK) == 0;
-	if (!addrs)
-		snprintf(path, sizeof(path), "%s/available_filter_functions", db->tracefs);
-	db->funcs_source = addrs ? "available_filter_functions_addrs"
-				 : "available_filter_functions+kallsyms";
-	/* a joined table is only cached with the kallsyms it came from */
-	if (addrs || live_kallsyms(db)) {
-		db->funcs = funcs_cache_get(db, db->funcs_source, &key);
-		if (db->funcs) {
-			db->cached |= KSYM_DB_FUNCS;
-			return 0;
-		}
-	}
-	err = addrs ? load_file(db, KSYM_FMT_FUNCS_ADDRS, path, false, true, &db->funcs)
-		    : join_funcs(db, path);
-	if (err && (err == -EACCES || err == -EPERM) && !db->funcs &&
-	    o->allow_unknown_traceability) {
+	case KSYM_STEP_UNKNOWN:
 		db->traceability_known = false;
 		return fallback_funcs(db, db->err);
+	default:
+		return -EINVAL;
 	}
-	if (!err && (addrs || live_kallsyms(db)))
-		cache_put(db, "funcs", &key, db->funcs, false, false);
-	return err;
+}
+
+/* The plan's steps in order, each loading the table or passing it on (-EAGAIN). */
+static int load_funcs(struct ksym_db *db)
+{
+	struct ksym_load_plan plan;
+	struct ksym_plan_in in;
+	size_t i;
+	int err = 0;
+
+	plan_in(db, &in);
+	ksym_plan__make(&in, &plan);
+	if (db->opts.verbose) {
+		char line[200];
+
+		ksym_plan__str(&plan, line, sizeof(line));
+		note(db, "sources to try: %s", line);
+	}
+	if (plan.refusal)
+		err = refuse(db, plan.refusal);
+	for (i = 0; i < plan.cnt; i++) {
+		if (ksym_step__needs_kcore(plan.steps[i].step)) {
+			err = open_kcore(db, &plan);
+			if (err == -EAGAIN)
+				continue;
+			if (err)
+				return err;
+		}
+		err = run_step(db, &plan.steps[i]);
+		if (err != -EAGAIN)
+			return err;
+	}
+	return plan.end ? refuse(db, plan.end) : err;
 }
 
 static int load_blacklist(struct ksym_db *db)
