@@ -27,19 +27,30 @@
 #include "ksym_internal.h"
 #include "ksym_plan.h"
 
-/* The whole table from ftrace's records, named from the kernel's table (ksym_ftrace.c). */
-#define FTRACE_SOURCE "kmem+ftrace"
-
 struct ksym_db {
 	struct ksym_db_opts opts;
 	struct ksym_table *funcs;
 	struct ksym_table *kallsyms;
 	struct ksym_table *blacklist;
-	bool funcs_is_kallsyms;		/* fallback: funcs aliases kallsyms */
-	bool traceability_known;
+	/*
+	 * Where FUNCS came from, as one value: the source (its cache label),
+	 * the tier that served it, and how kallsyms was read live. FUNCS may be
+	 * the kallsyms table itself (every symbol wanted, or the fallback).
+	 */
+	enum ksym_origin origin;
+	enum ksym_tier {
+		KSYM_TIER_NONE,		/* not loaded */
+		KSYM_TIER_LIVE,		/* read now: the kernel's files or memory, or files given */
+		KSYM_TIER_RUN,		/* /run's cache of this boot: sites, checked when stored */
+		KSYM_TIER_BUILD,	/* the build cache, rebased: each site checked when used */
+	} tier;
+	enum ksym_reader {
+		KSYM_READ_FILE,		/* /proc/kallsyms or a file given */
+		KSYM_READ_ITER,		/* the ksym BPF iterator */
+		KSYM_READ_KMEM,		/* the kernel's table in memory (it lists no trampoline) */
+	} reader;
 	/* kallsyms+kcore: funcs are candidates, checked in the text on demand */
 	struct ksym_kcore *kcore;
-	bool probe;			/* funcs are candidates, not all traceable */
 	char **prefixes;		/* what the patterns can match (a partial table) */
 	size_t prefix_cnt, own_prefixes;
 	const char **names;		/* the patterns without wildcards */
@@ -51,7 +62,6 @@ struct ksym_db {
 	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
 	bool bounds_known;
 	unsigned int cached;		/* KSYM_DB_* served from the cache */
-	const char *funcs_source;
 	char tracefs[64];		/* where tracefs was found ("": not) */
 	const char *tracefs_denied;	/* or the directory this user may not look in */
 	struct ksym_cache_key funcs_key; /* this boot's, once a step looked in /run */
@@ -67,16 +77,13 @@ struct ksym_db {
 		bool subset;	/* store only what the patterns match */
 	} pending[3];
 	int pending_cnt;
-	/* FUNCS rebased from the build cache: each checked where it is, in kcore */
-	bool rebased;
+	/* the build tier: modules it lacks read as far as the patterns go */
 	bool live_partial;		/* and modules it lacks read as far as the patterns go */
 	bool live_merged;		/* some read: candidates, not sites, until checked */
 	bool match_stored;		/* the build's pattern set written (flush runs twice) */
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
 	struct ksym_layout layout;	/* this boot's, for the messages */
-	bool syms_iter;			/* the live table came through the ksym iterator */
-	bool syms_kmem;			/* or from the kernel's table in memory (no trampolines) */
 	bool kmem_warned;
 	bool iter_warned;
 	bool ftrace_warned;
@@ -275,7 +282,7 @@ void ksym_db__free(struct ksym_db *db)
 	if (!db)
 		return;
 	ksym_db__flush(db);
-	if (!db->funcs_is_kallsyms)
+	if (db->funcs != db->kallsyms)
 		ksym_table__free(db->funcs);
 	ksym_table__free(db->kallsyms);
 	ksym_table__free(db->blacklist);
@@ -292,9 +299,13 @@ void ksym_db__free(struct ksym_db *db)
 struct ksym_table *ksym_db__funcs(const struct ksym_db *db) { return db->funcs; }
 struct ksym_table *ksym_db__kallsyms(const struct ksym_db *db) { return db->kallsyms; }
 const char *ksym_db__errmsg(const struct ksym_db *db) { return db->err; }
-bool ksym_db__traceability_known(const struct ksym_db *db) { return db->traceability_known; }
+bool ksym_db__traceability_known(const struct ksym_db *db)
+{
+	return db->tier != KSYM_TIER_NONE && db->origin != KSYM_ORIG_UNKNOWN;
+}
+
 bool ksym_db__blacklist_known(const struct ksym_db *db) { return db->blacklist; }
-bool ksym_db__from_build_cache(const struct ksym_db *db) { return db->rebased; }
+bool ksym_db__from_build_cache(const struct ksym_db *db) { return db->tier == KSYM_TIER_BUILD; }
 bool ksym_db__from_cache(const struct ksym_db *db, unsigned int which)
 {
 	return (db->cached & which) == which;
@@ -302,12 +313,25 @@ bool ksym_db__from_cache(const struct ksym_db *db, unsigned int which)
 
 const char *ksym_db__funcs_source(const struct ksym_db *db)
 {
-	return db->funcs_source ? db->funcs_source : "none";
+	if (db->tier == KSYM_TIER_NONE)
+		return "none";
+	if (db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_BUILD)
+		return "kallsyms+kcore (build cache)";
+	if (db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_LIVE)
+		return db->reader == KSYM_READ_ITER ? "iter+kcore" :
+		       db->reader == KSYM_READ_KMEM ? "kmem+kcore" : "kallsyms+kcore";
+	return ksym_origin__label(db->origin);
 }
 
 uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
 {
 	return ph < KSYM_PH_CNT ? db->phase_ns[ph] : 0;
+}
+
+/* FUNCS are kallsyms' text symbols read now: each checked in kcore when asked. */
+static bool candidates(const struct ksym_db *db)
+{
+	return db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_LIVE;
 }
 
 /*
@@ -336,7 +360,7 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 
 	/* a build cache holds sites only: ftrace's callers are its anchors, and
 	 * every ftrace or BPF trampoline is in the module area (x86-64) */
-	if (db->rebased)
+	if (db->tier == KSYM_TIER_BUILD)
 		return addr == db->anchors[KSYM_ANCHOR_FTRACE_CALLER] ||
 		       addr == db->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
 		       addr >= 0xffffffffc0000000ull;
@@ -350,7 +374,7 @@ static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
 		 * entry_SYSRETL_compat_end), unaligned, or where nothing is
 		 * mapped, or in the int3 fill of BPF's packs.
 		 */
-		if (known && db->syms_kmem)
+		if (known && db->reader == KSYM_READ_KMEM)
 			return addr >= 0xffffffffc0000000ull && !(addr & 15) && is_code(db, addr);
 		return !known && (addr < db->text_lo || addr >= db->text_hi);
 	}
@@ -483,12 +507,13 @@ int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *lo
 	struct ksym f;
 	int off, err;
 
-	if (!db->funcs || !db->traceability_known)
+	if (!db->funcs || !ksym_db__traceability_known(db))
 		return -ENODATA;
 	/* a module the build cache did not know was read live: a candidate */
-	if (db->rebased && (sym->flags & KSYM_F_TRACEABLE))
+	if (db->tier == KSYM_TIER_BUILD && (sym->flags & KSYM_F_TRACEABLE))
 		return rebased_loc(db, sym, loc);
-	if (!db->probe && !db->rebased) {
+	/* a list of sites: each is where it says (kallsyms' symbols looked up in it) */
+	if (db->tier != KSYM_TIER_BUILD && !candidates(db)) {
 		if (sym->flags & KSYM_F_TRACEABLE) {
 			*loc = sym->addr;
 			return 1;
@@ -669,7 +694,7 @@ static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
 	*out = ksym_kmem__load(db->kcore, po);
 	db->phase_ns[KSYM_PH_READ] += st->read_ns;
 	if (*out) {
-		db->syms_kmem = true;
+		db->reader = KSYM_READ_KMEM;
 		return 0;
 	}
 	err = errno;
@@ -702,7 +727,7 @@ static int load_iter(struct ksym_db *db, const struct ksym_parse_opts *po,
 	db->phase_ns[KSYM_PH_READ] += st->read_ns;
 	db->phase_ns[KSYM_PH_PARSE] += st->parse_ns;
 	if (*out) {
-		db->syms_iter = true;
+		db->reader = KSYM_READ_ITER;
 		return 0;
 	}
 	err = errno;
@@ -1054,11 +1079,10 @@ static int live_anchors(struct ksym_db *db, uint64_t a[KSYM_ANCHOR_CNT]);
  */
 static bool sites_whole(const struct ksym_db *db, int i)
 {
-	return db->kcore && !db->rebased && !db->pending[i].checked && !db->pending[i].partial &&
-	       !db->pending[i].subset && !db->opts.kcore_path &&
+	return db->kcore && db->tier == KSYM_TIER_LIVE && !db->pending[i].checked &&
+	       !db->pending[i].partial && !db->pending[i].subset && !db->opts.kcore_path &&
 	       !strcmp(db->pending[i].name, "funcs") && !db->opts.funcs_addrs_path &&
-	       (!strcmp(db->funcs_source, "available_filter_functions_addrs") ||
-		!strcmp(db->funcs_source, FTRACE_SOURCE));
+	       (db->origin == KSYM_ORIG_ADDRS || db->origin == KSYM_ORIG_FTRACE);
 }
 
 /*
@@ -1095,6 +1119,7 @@ static int store_run(struct ksym_db *db, int i, const struct ksym_table *t, cons
 
 void ksym_db__flush(struct ksym_db *db)
 {
+	bool rebased = db->tier == KSYM_TIER_BUILD;
 	struct ksym_cache_key now;
 	uint64_t t0 = ksym_now_ns();
 	const char *name;
@@ -1102,7 +1127,7 @@ void ksym_db__flush(struct ksym_db *db)
 
 	/* a boot's first run measured on a later one: the build cache is all it is
 	 * about; a build cache found wrong: nothing from it is worth keeping */
-	if (db->rebased && (db->opts.no_run_cache || db->rebase_bad || db->layout.bases_hidden))
+	if (rebased && (db->opts.no_run_cache || db->rebase_bad || db->layout.bases_hidden))
 		db->pending_cnt = 0;	/* (hidden module bases: its modules are unresolved) */
 	/* modules loaded or unloaded since: what was read may no longer hold */
 	if (db->pending_cnt && (ksym_cache__live_key(&now, "") ||
@@ -1117,25 +1142,25 @@ void ksym_db__flush(struct ksym_db *db)
 		struct ksym_table *c = NULL;
 
 		/* (the records' names came with the anchors: no read for them) */
-		if (sites_whole(db, i) && !strcmp(db->funcs_source, FTRACE_SOURCE))
+		if (sites_whole(db, i) && db->origin == KSYM_ORIG_FTRACE)
 			build_store(db, from, db->anchors, db->pending[i].key.modules_hash, false);
 		else if (sites_whole(db, i) && !live_anchors(db, anchors))
 			build_store(db, from, anchors, db->pending[i].key.modules_hash, false);
 		if (db->pending[i].checked) {
 			err = checked_table(db, from, &c);
-			if (!err && !db->pending[i].partial && !db->rebased && !db->opts.kcore_path)
+			if (!err && !db->pending[i].partial && !rebased && !db->opts.kcore_path)
 				exact_sites(db, &c);
 			/* a function not where the build cache said: no cache from it */
-			if (db->rebased && db->rebase_bad)
+			if (rebased && db->rebase_bad)
 				err = -ESTALE;
 			/* (a share has the anchors: the filter keeps the names the check
 			 * looks up) */
-			if (!err && !db->rebased && live_kallsyms(db) && !db->opts.kcore_path) {
+			if (!err && !rebased && live_kallsyms(db) && !db->opts.kcore_path) {
 				find_anchors(from, anchors);
 				build_store(db, c, anchors, db->pending[i].key.modules_hash,
 					    db->pending[i].partial);
 			}
-			if (!err && db->rebased && db->live_merged && !db->match_stored) {
+			if (!err && rebased && db->live_merged && !db->match_stored) {
 				build_match_store(db, c, &db->layout, db->anchors, false);
 				db->match_stored = true;
 			}
@@ -1158,7 +1183,7 @@ void ksym_db__flush(struct ksym_db *db)
 	 * in it, for the next boot (sites as the file has them, each checked again
 	 * when used); with modules read live, from the checked table above.
 	 */
-	if (db->rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
+	if (rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
 	    !db->opts.no_cache && !db->live_merged && !db->match_stored) {
 		build_match_store(db, db->funcs, &db->layout, db->anchors, false);
 		db->match_stored = true;
@@ -1289,8 +1314,8 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 	warn(db, "%s; using %s text symbols, traceability unknown", reason, kallsyms_source(db));
 	db->err[0] = '\0';
 	db->funcs = db->kallsyms;
-	db->funcs_is_kallsyms = true;
-	db->funcs_source = "kallsyms (traceability unknown)";
+	db->origin = KSYM_ORIG_UNKNOWN;
+	db->tier = KSYM_TIER_LIVE;
 	return 0;
 }
 
@@ -1544,7 +1569,8 @@ static int build_funcs(struct ksym_db *db)
 			     "kernel memory", path, unknown, unknown == 1 ? "" : "s", names);
 	}
 	db->funcs = t;
-	db->rebased = true;
+	db->origin = KSYM_ORIG_KCORE;
+	db->tier = KSYM_TIER_BUILD;
 	db->match_hit = db->build_file[0] != '\0';
 	if (db->match_hit && db->opts.verbose)
 		warn(db, "symbols from build cache %s: what these patterns matched before", path);
@@ -1812,8 +1838,8 @@ static int run_cache_step(struct ksym_db *db, unsigned int origins)
 		db->funcs = funcs_cache_get(db, ksym_origin__label(o), &db->funcs_key);
 		if (db->funcs) {
 			db->cached |= KSYM_DB_FUNCS;
-			db->traceability_known = true;
-			db->funcs_source = ksym_origin__label(o);
+			db->origin = o;
+			db->tier = KSYM_TIER_RUN;
 			return 0;
 		}
 	}
@@ -1824,8 +1850,6 @@ static int build_step(struct ksym_db *db)
 {
 	if (build_funcs(db))
 		return -EAGAIN;
-	db->traceability_known = true;
-	db->funcs_source = "kallsyms+kcore (build cache)";
 	/* completion answers at once: nothing checked, nothing written */
 	if (db->opts.cache_only) {
 		db->cached |= KSYM_DB_FUNCS;
@@ -1884,8 +1908,8 @@ static int ftrace_step(struct ksym_db *db, bool asked)
 	}
 	find_anchors(syms, db->anchors);
 	ksym_table__free(syms);
-	db->funcs_source = FTRACE_SOURCE;
-	db->traceability_known = true;
+	db->origin = KSYM_ORIG_FTRACE;
+	db->tier = KSYM_TIER_LIVE;
 	funcs_put(db, KSYM_ORIG_FTRACE, db->funcs, false, false);
 	return 0;
 }
@@ -1899,17 +1923,13 @@ static int candidates_step(struct ksym_db *db, bool all)
 {
 	int err;
 
-	db->traceability_known = true;
-	db->funcs_source = "kallsyms+kcore";
-	db->probe = true;
 	if (all) {
 		err = load_kallsyms(db, false);
 		if (err)
 			return err;
 		db->funcs = db->kallsyms;
-		db->funcs_is_kallsyms = true;
-		if (db->syms_iter)
-			db->funcs_source = "iter+kcore";
+		db->origin = KSYM_ORIG_KCORE;
+		db->tier = KSYM_TIER_LIVE;
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
@@ -1924,13 +1944,12 @@ static int candidates_step(struct ksym_db *db, bool all)
 
 		err = load_file_only(db, KSYM_FMT_KALLSYMS, kallsyms_source(db), true, false,
 				     &filter, &db->funcs);
-		if (db->syms_iter)
-			db->funcs_source = "iter+kcore";
-		if (db->syms_kmem)
-			db->funcs_source = "kmem+kcore";
 	}
-	if (!err)
-		funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, db->prefix_cnt != 0);
+	if (err)
+		return err;
+	db->origin = KSYM_ORIG_KCORE;
+	db->tier = KSYM_TIER_LIVE;
+	funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, db->prefix_cnt != 0);
 	return err;
 }
 
@@ -1943,23 +1962,37 @@ static int tracefs_step(struct ksym_db *db, unsigned int origins)
 
 	snprintf(path, sizeof(path), "%s/%s", db->tracefs,
 		 addrs ? "available_filter_functions_addrs" : "available_filter_functions");
-	db->traceability_known = true;
-	db->funcs_source = ksym_origin__label(addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN);
 	err = addrs ? load_file(db, KSYM_FMT_FUNCS_ADDRS, path, false, true, &db->funcs)
 		    : join_funcs(db, path);
 	/* refused (a security policy): the unknown step's turn, where it was allowed */
 	if (err && (err == -EACCES || err == -EPERM) && !db->funcs &&
 	    db->opts.allow_unknown_traceability)
 		return -EAGAIN;
-	if (!err)
-		funcs_put(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, db->funcs, false, false);
-	return err;
+	if (err)
+		return err;
+	db->origin = addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN;
+	db->tier = KSYM_TIER_LIVE;
+	funcs_put(db, db->origin, db->funcs, false, false);
+	return 0;
+}
+
+/* A list of sites given as a file: available_filter_functions_addrs, or names joined. */
+static int file_step(struct ksym_db *db, bool addrs)
+{
+	int err;
+
+	err = addrs ? load_file(db, KSYM_FMT_FUNCS_ADDRS, db->opts.funcs_addrs_path, false, true,
+				&db->funcs)
+		    : join_funcs(db, db->opts.funcs_path);
+	if (err)
+		return err;
+	db->origin = addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN;
+	db->tier = KSYM_TIER_LIVE;
+	return 0;
 }
 
 static int run_step(struct ksym_db *db, const struct ksym_plan_step *s)
 {
-	const struct ksym_db_opts *o = &db->opts;
-
 	switch (s->step) {
 	case KSYM_STEP_RUN_CACHE:
 		return run_cache_step(db, s->origins);
@@ -1973,16 +2006,9 @@ static int run_step(struct ksym_db *db, const struct ksym_plan_step *s)
 	case KSYM_STEP_TRACEFS:
 		return tracefs_step(db, s->origins);
 	case KSYM_STEP_FILE_ADDRS:
-		db->traceability_known = true;
-		db->funcs_source = "available_filter_functions_addrs";
-		return load_file(db, KSYM_FMT_FUNCS_ADDRS, o->funcs_addrs_path, false, true,
-				 &db->funcs);
 	case KSYM_STEP_FILE_JOIN:
-		db->traceability_known = true;
-		db->funcs_source = "available_filter_functions+kallsyms";
-		return join_funcs(db, o->funcs_path);
+		return file_step(db, s->step == KSYM_STEP_FILE_ADDRS);
 	case KSYM_STEP_UNKNOWN:
-		db->traceability_known = false;
 		return fallback_funcs(db, db->err);
 	default:
 		return -EINVAL;
@@ -2003,7 +2029,7 @@ static int load_funcs(struct ksym_db *db)
 		char line[200];
 
 		ksym_plan__str(&plan, line, sizeof(line));
-		note(db, "sources to try: %s", line);
+		note(db, "sources, in the order tried: %s", line);
 	}
 	if (plan.refusal)
 		err = refuse(db, plan.refusal);

@@ -21,6 +21,7 @@ static const char *const labels[KSYM_ORIG_CNT] = {
 	[KSYM_ORIG_FTRACE] = "kmem+ftrace",
 	[KSYM_ORIG_ADDRS] = "available_filter_functions_addrs",
 	[KSYM_ORIG_JOIN] = "available_filter_functions+kallsyms",
+	[KSYM_ORIG_UNKNOWN] = "kallsyms (traceability unknown)",
 };
 
 const char *ksym_origin__label(enum ksym_origin o)
@@ -156,6 +157,7 @@ int ksym_plan__str(const struct ksym_load_plan *p, char *buf, size_t len)
 	static const char *const origins[KSYM_ORIG_CNT] = {
 		[KSYM_ORIG_KCORE] = "kcore", [KSYM_ORIG_FTRACE] = "ftrace",
 		[KSYM_ORIG_ADDRS] = "addrs", [KSYM_ORIG_JOIN] = "join",
+		[KSYM_ORIG_UNKNOWN] = "unknown",
 	};
 	static const char *const refusals[] = {
 		[KSYM_REFUSE_NONE] = "", [KSYM_REFUSE_FTRACE_FILES] = "ftrace-files",
@@ -168,11 +170,13 @@ int ksym_plan__str(const struct ksym_load_plan *p, char *buf, size_t len)
 #define PUT(...) (off += snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__))
 	if (len)
 		buf[0] = '\0';
+	if (p->refusal)
+		PUT("refuse:%s", refusals[p->refusal]);
 	for (i = 0; i < p->cnt; i++) {
 		const struct ksym_plan_step *s = &p->steps[i];
 		const char *sep = "(";
 
-		PUT("%s%s%s", i ? " " : "", steps[s->step], s->asked ? "!" : "");
+		PUT("%s%s%s", off ? " " : "", steps[s->step], s->asked ? "!" : "");
 		for (k = 0; k < KSYM_ORIG_CNT; k++) {
 			if (s->origins & 1u << k) {
 				PUT("%s%s", sep, origins[k]);
@@ -182,8 +186,6 @@ int ksym_plan__str(const struct ksym_load_plan *p, char *buf, size_t len)
 		if (s->origins)
 			PUT(")");
 	}
-	if (p->refusal)
-		PUT("%srefuse:%s", off ? " " : "", refusals[p->refusal]);
 	if (p->end)
 		PUT("%send:%s", off ? " " : "", refusals[p->end]);
 	if (p->kcore_required)

@@ -19,6 +19,7 @@ enum ksym_origin {
 	KSYM_ORIG_FTRACE,	/* ftrace's records in memory, named from the kernel's table */
 	KSYM_ORIG_ADDRS,	/* tracefs' available_filter_functions_addrs */
 	KSYM_ORIG_JOIN,		/* tracefs' available_filter_functions joined with kallsyms */
+	KSYM_ORIG_UNKNOWN,	/* kallsyms' text symbols, traceability unknown (never cached) */
 	KSYM_ORIG_CNT,
 };
 
@@ -89,7 +90,7 @@ struct ksym_load_plan {
 void ksym_plan__make(const struct ksym_plan_in *in, struct ksym_load_plan *plan);
 /* Whether a step reads kernel memory or text through kcore. */
 bool ksym_step__needs_kcore(enum ksym_step s);
-/* The plan in one line, for -v and the tests: "run(kcore,ftrace) build ftrace ..." */
+/* The plan in one line, for -v and the tests: "run(kcore,ftrace,addrs) build ftrace ..." */
 int ksym_plan__str(const struct ksym_load_plan *plan, char *buf, size_t len);
 
 #endif

@@ -99,7 +99,7 @@ static const struct row {
 	/* no tracefs: no dynamic ftrace shown, kcore not tried */
 	{ "", "refuse:tracefs" },
 	{ "tracefs-denied", "refuse:tracefs" },
-	{ "allow-unknown", "unknown refuse:tracefs" },
+	{ "allow-unknown", "refuse:tracefs unknown" },
 	/* --source tracefs */
 	{ "source=tracefs addrs whole", "run(addrs) tracefs(addrs)" },
 	{ "source=tracefs tracefs", "run(join) tracefs(join)" },
@@ -127,7 +127,7 @@ static const struct row {
 	{ "map-file names-file", "file-join" },
 	/* a symbol file and no list: this kernel's lists are not the file's */
 	{ "map-file addrs", "refuse:no-list" },
-	{ "kallsyms-file addrs allow-unknown", "unknown refuse:no-list" },
+	{ "kallsyms-file addrs allow-unknown", "refuse:no-list unknown" },
 };
 
 static void test_rows(void **state)
