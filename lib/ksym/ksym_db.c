@@ -26,6 +26,7 @@
 
 #include "ksym_internal.h"
 #include "ksym_plan.h"
+#include "ksym_site.h"
 
 struct ksym_db {
 	struct ksym_db_opts opts;
@@ -57,10 +58,7 @@ struct ksym_db {
 	size_t name_cnt;
 	bool filter_made;		/* prefixes and names made (pattern_filter) */
 	int filter_err;
-	unsigned int flux_waits;	/* re-reads of text caught mid-patch */
-	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
-	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
-	bool bounds_known;
+	struct ksym_site_check check;	/* how a function's site is found (ksym_site.c) */
 	unsigned int cached;		/* KSYM_DB_* served from the cache */
 	char tracefs[64];		/* where tracefs was found ("": not) */
 	const char *tracefs_denied;	/* or the directory this user may not look in */
@@ -323,127 +321,25 @@ const char *ksym_db__funcs_source(const struct ksym_db *db)
 	return ksym_origin__label(db->origin);
 }
 
+/* FUNCS loaded, from o through tier t: and how a function's site is found in them. */
+static void set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t)
+{
+	db->origin = o;
+	db->tier = t;
+	db->check.kind = t == KSYM_TIER_BUILD ? KSYM_SITES_REBASED :
+			 o == KSYM_ORIG_KCORE && t == KSYM_TIER_LIVE ? KSYM_SITES_CANDIDATES :
+								       KSYM_SITES_LISTED;
+	db->check.syms = db->funcs;
+	db->check.kcore = db->kcore;
+	db->check.no_trampolines = db->reader == KSYM_READ_KMEM;
+	db->check.anchors = db->anchors;
+}
+
 uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
 {
 	return ph < KSYM_PH_CNT ? db->phase_ns[ph] : 0;
 }
 
-/* FUNCS are kallsyms' text symbols read now: each checked in kcore when asked. */
-static bool candidates(const struct ksym_db *db)
-{
-	return db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_LIVE;
-}
-
-/*
- * Whether kernel memory at addr can be code's start: mapped (kcore reads an
- * unmapped page as zeros) and no int3 fill.
- */
-static bool is_code(const struct ksym_db *db, uint64_t addr)
-{
-	static const unsigned char zero[16];
-	unsigned char b[16];
-
-	return !ksym_kcore__read(db->kcore, addr, b, sizeof(b)) && memcmp(b, zero, sizeof(b)) &&
-	       b[0] != 0xcc;
-}
-
-/*
- * A call at a site is ftrace's (its callers, or a trampoline it made), a BPF
- * trampoline's, or no site at all: a notrace function starting with a call to
- * a function. A target outside vmlinux where no symbol of the table starts
- * was made after the table was read (a tracer attached since): taken as a
- * trampoline, and the kernel has the last word.
- */
-static bool is_trampoline(const struct ksym_db *db, uint64_t addr, bool known)
-{
-	struct ksym s;
-
-	/* a build cache holds sites only: ftrace's callers are its anchors, and
-	 * every ftrace or BPF trampoline is in the module area (x86-64) */
-	if (db->tier == KSYM_TIER_BUILD)
-		return addr == db->anchors[KSYM_ANCHOR_FTRACE_CALLER] ||
-		       addr == db->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
-		       addr >= 0xffffffffc0000000ull;
-	if (ksym_table__addr(db->funcs, addr, &s) || s.addr != addr) {
-		/*
-		 * The kernel's table in memory lists no trampoline: one is in the
-		 * module area, where it was allocated (16-aligned, code there). A
-		 * label before int3 padding reads as a call being patched in, its
-		 * "rel32" the padding's bytes: under a high KASLR base such a
-		 * target is in the module area too (seen on 6.1: __noinstr_text_end,
-		 * entry_SYSRETL_compat_end), unaligned, or where nothing is
-		 * mapped, or in the int3 fill of BPF's packs.
-		 */
-		if (known && db->reader == KSYM_READ_KMEM)
-			return addr >= 0xffffffffc0000000ull && !(addr & 15) && is_code(db, addr);
-		return !known && (addr < db->text_lo || addr >= db->text_hi);
-	}
-	if (s.module)
-		return !strcmp(s.module, "__builtin__ftrace") ||
-		       (!strcmp(s.module, "bpf") && !strncmp(s.name, "bpf_trampoline_", 15));
-	return !strcmp(s.name, "ftrace_caller") || !strcmp(s.name, "ftrace_regs_caller");
-}
-
-/* The vmlinux text and init text bounds: one pass, names checked by their start. */
-static void find_bounds(struct ksym_db *db)
-{
-	static const char *const names[4] = { "_stext", "_etext", "_sinittext", "_einittext" };
-	const struct ksym_table *t = db->funcs;
-	uint64_t at[4] = { 0 };
-	size_t i;
-	int k;
-
-	db->bounds_known = true;
-	for (i = 0; i < t->cnt; i++) {
-		const struct ksym_ent *e = &t->ents[i];
-		const char *n = t->buf + e->name;
-
-		if (n[0] != '_' || (n[1] != 's' && n[1] != 'e') || e->mod)
-			continue;
-		for (k = 0; k < 4; k++)
-			if (!at[k] && !strcmp(n, names[k]))
-				at[k] = ksym_ent_addr(t, e);
-	}
-	if (at[0] < at[1]) {
-		db->text_lo = at[0];
-		db->text_hi = at[1];
-	}
-	if (at[2] < at[3]) {
-		db->init_lo = at[2];
-		db->init_hi = at[3];
-	}
-}
-
-/*
- * The first bytes of the text at addr and the ftrace site in them (*off as
- * ksym__ftrace_site() gives it). A call patched in or out finishes within
- * microseconds of its int3; int3 padding never does, so the waiting is
- * bounded. Returns kcore's error (-EFAULT: no live text there).
- */
-static int text_site(struct ksym_db *db, uint64_t addr, unsigned char text[16], int *off,
-		     uint64_t *call)
-{
-	int tries, err;
-
-	for (tries = 0;; tries++) {
-		err = ksym_kcore__read(db->kcore, addr, text, 16);
-		if (err)
-			return err;
-		*off = ksym__ftrace_site(text, 16, addr, call);
-		if (*off != -EAGAIN || tries == 3 || db->flux_waits >= 256)
-			return 0;
-		db->flux_waits++;
-		ksym_kcore__forget(db->kcore);
-		usleep(100);
-	}
-}
-
-/*
- * A function rebased from the build cache is traceable if its ftrace site is
- * at its address, as the file says: the nop, or a call to a trampoline (traced
- * now). Anything else means the rebase went wrong: the file is removed, and
- * -ESTALE tells the caller to load again (cold).
- */
 /* Every pattern set's file of l's build. */
 static void remove_matches(const struct ksym_db *db, const struct ksym_layout *l)
 {
@@ -462,29 +358,17 @@ static void remove_matches(const struct ksym_db *db, const struct ksym_layout *l
 	closedir(dp);
 }
 
-static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
+/*
+ * sym's site as the check finds it. A rebased site not where the build cache
+ * said costs the file (the first is worth a word), and -ESTALE tells the
+ * caller to load again, cold.
+ */
+static int site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
+		    uint64_t *loc)
 {
-	unsigned char text[16];
-	uint64_t call = 0;
-	int off, err;
+	int ret = ksym_site__loc(c, sym, loc);
 
-	if (sym->flags & KSYM_F_UNRESOLVED)
-		return 0;	/* its module is not loaded now */
-	err = text_site(db, sym->addr, text, &off, &call);
-	if (err && err != -EFAULT)
-		return err;
-	/*
-	 * The NOP (or an int3 over its first byte), or a call to a trampoline:
-	 * ftrace's callers, or one made since, in the module area (x86-64) like
-	 * every ftrace and BPF trampoline. An int3 over int3 padding is none.
-	 */
-	if (!err && (off == 0 || (off == -EAGAIN && memcmp(text + 1, "\xcc\xcc\xcc\xcc", 4))) &&
-	    (!call || is_trampoline(db, call, true))) {
-		*loc = sym->addr;
-		return 1;
-	}
-	/* the first is worth a word; the caller loads again, cold */
-	if (!db->rebase_bad++) {
+	if (ret == -ESTALE && !db->rebase_bad++) {
 		char path[600];
 		struct stat st;
 
@@ -497,70 +381,14 @@ static int rebased_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc
 		/* and the sets made from a file found wrong */
 		remove_matches(db, &db->layout);
 	}
-	return -ESTALE;
+	return ret;
 }
 
 int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)
 {
-	unsigned char text[16];
-	uint64_t call;
-	struct ksym f;
-	int off, err;
-
 	if (!db->funcs || !ksym_db__traceability_known(db))
 		return -ENODATA;
-	/* a module the build cache did not know was read live: a candidate */
-	if (db->tier == KSYM_TIER_BUILD && (sym->flags & KSYM_F_TRACEABLE))
-		return rebased_loc(db, sym, loc);
-	/* a list of sites: each is where it says (kallsyms' symbols looked up in it) */
-	if (db->tier != KSYM_TIER_BUILD && !candidates(db)) {
-		if (sym->flags & KSYM_F_TRACEABLE) {
-			*loc = sym->addr;
-			return 1;
-		}
-		/* a kallsyms symbol: ftrace lists it there or past its ENDBR64 */
-		if (sym->type && !ksym_type_is_text(sym->type))
-			return 0;
-		if (!ksym_table__addr(db->funcs, sym->addr + 4, &f) &&
-		    (f.addr == sym->addr || f.addr == sym->addr + 4)) {
-			*loc = f.addr;
-			return 1;
-		}
-		return 0;
-	}
-	if (!ksym_type_is_text(sym->type))
-		return 0;
-	/* BPF programs, ftrace and kprobe trampolines are listed as modules */
-	if (sym->module && (!strcmp(sym->module, "bpf") || !strncmp(sym->module, "__builtin__", 11)))
-		return 0;
-	if (!db->bounds_known)
-		find_bounds(db);
-	if (sym->addr >= db->init_lo && sym->addr < db->init_hi)
-		return 0;
-	/* vmlinux's functions are in [_stext, _etext); its __exit ones, freed after boot, not */
-	if (!sym->module && db->text_hi && (sym->addr < db->text_lo || sym->addr >= db->text_hi))
-		return 0;
-	err = text_site(db, sym->addr, text, &off, &call);
-	if (err == -EFAULT)
-		return 0;	/* no live text there */
-	if (err)
-		return err;
-	/*
-	 * Still mid-patch: a site if the call being patched in or out goes to a
-	 * trampoline the table lists. A link detached just before is unpatched
-	 * when its last reference goes, which under emulation can take longer
-	 * than the waits above; an int3 a kprobe put over other code gives a
-	 * "target" that is no trampoline's.
-	 */
-	if (off == -EAGAIN) {
-		if (!is_trampoline(db, call, true))
-			return 0;
-		off = text[0] == 0xcc ? 0 : 4;	/* at the entry, or past ENDBR64 */
-	} else if (off < 0 || (call && !is_trampoline(db, call, false))) {
-		return 0;
-	}
-	*loc = sym->addr + off;
-	return 1;
+	return site_loc(db, &db->check, sym, loc);
 }
 
 bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
@@ -973,7 +801,7 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 			 struct ksym_table **out)
 {
 	size_t i, n = ksym_table__cnt(cand), cap = n * 48 + 1, len = 0, need;
-	struct ksym_table *funcs = db->funcs;
+	struct ksym_site_check c = db->check;
 	char *buf = malloc(cap);
 	struct ksym s;
 	uint64_t loc;
@@ -981,15 +809,15 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 
 	if (!buf)
 		return -ENOMEM;
-	/* call targets are checked against every symbol, not a pattern's share */
-	db->funcs = (struct ksym_table *)cand;
+	/* call targets are looked up in cand: every symbol, where a pattern's share was read */
+	c.syms = cand;
 	for (i = 0; i < n && !err; i++) {
 		if (db->opts.stop && *db->opts.stop) {
 			err = -EINTR;
 			break;
 		}
 		ksym_table__at(cand, i, &s);
-		err = ksym_db__ftrace_loc(db, &s, &loc);
+		err = site_loc(db, &c, &s, &loc);
 		if (err <= 0)
 			continue;
 		err = 0;
@@ -999,7 +827,6 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 
 			if (!nb) {
 				free(buf);
-				db->funcs = funcs;
 				return -ENOMEM;
 			}
 			buf = nb;
@@ -1008,7 +835,7 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 		len += sprintf(buf + len, "%" PRIx64 " %s%s%s%s\n", loc, s.name,
 			       s.module ? " [" : "", s.module ? s.module : "", s.module ? "]" : "");
 	}
-	db->funcs = funcs;
+	db->check.flux_waits = c.flux_waits;
 	if (!err && !len)
 		err = -ENODATA;	/* nothing confirmed: no cache rather than an empty one */
 	if (err) {
@@ -1314,8 +1141,7 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 	warn(db, "%s; using %s text symbols, traceability unknown", reason, kallsyms_source(db));
 	db->err[0] = '\0';
 	db->funcs = db->kallsyms;
-	db->origin = KSYM_ORIG_UNKNOWN;
-	db->tier = KSYM_TIER_LIVE;
+	set_from(db, KSYM_ORIG_UNKNOWN, KSYM_TIER_LIVE);
 	return 0;
 }
 
@@ -1569,22 +1395,13 @@ static int build_funcs(struct ksym_db *db)
 			     "kernel memory", path, unknown, unknown == 1 ? "" : "s", names);
 	}
 	db->funcs = t;
-	db->origin = KSYM_ORIG_KCORE;
-	db->tier = KSYM_TIER_BUILD;
+	set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_BUILD);
 	db->match_hit = db->build_file[0] != '\0';
 	if (db->match_hit && db->opts.verbose)
 		warn(db, "symbols from build cache %s: what these patterns matched before", path);
 	db->layout = l;
 	/* where a function read live is checked as a cold run checks it */
-	db->bounds_known = true;
-	db->text_lo = db->anchors[KSYM_ANCHOR_STEXT];
-	db->text_hi = db->anchors[KSYM_ANCHOR_ETEXT];
-	if (db->text_lo >= db->text_hi)
-		db->text_lo = db->text_hi = 0;
-	db->init_lo = db->anchors[KSYM_ANCHOR_SINITTEXT];
-	db->init_hi = db->anchors[KSYM_ANCHOR_EINITTEXT];
-	if (db->init_lo >= db->init_hi)
-		db->init_lo = db->init_hi = 0;
+	ksym_site__bounds_from(&db->check, db->anchors);
 	if (!stat(path, &st)) {
 		db->build_dev = st.st_dev;
 		db->build_ino = st.st_ino;
@@ -1810,8 +1627,10 @@ static int open_kcore(struct ksym_db *db, const struct ksym_load_plan *plan)
 	t0 = ksym_now_ns();
 	db->kcore = ksym_kcore__open(db->opts.kcore_path);
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
-	if (db->kcore)
+	if (db->kcore) {
+		db->check.kcore = db->kcore;
 		return 0;
+	}
 	err = db->kcore_err = errno;
 	denied = err == EACCES || err == EPERM;
 	no_cap = denied && !ksym__capable(CAP_SYS_RAWIO);
@@ -1838,8 +1657,7 @@ static int run_cache_step(struct ksym_db *db, unsigned int origins)
 		db->funcs = funcs_cache_get(db, ksym_origin__label(o), &db->funcs_key);
 		if (db->funcs) {
 			db->cached |= KSYM_DB_FUNCS;
-			db->origin = o;
-			db->tier = KSYM_TIER_RUN;
+			set_from(db, o, KSYM_TIER_RUN);
 			return 0;
 		}
 	}
@@ -1908,8 +1726,7 @@ static int ftrace_step(struct ksym_db *db, bool asked)
 	}
 	find_anchors(syms, db->anchors);
 	ksym_table__free(syms);
-	db->origin = KSYM_ORIG_FTRACE;
-	db->tier = KSYM_TIER_LIVE;
+	set_from(db, KSYM_ORIG_FTRACE, KSYM_TIER_LIVE);
 	funcs_put(db, KSYM_ORIG_FTRACE, db->funcs, false, false);
 	return 0;
 }
@@ -1928,8 +1745,7 @@ static int candidates_step(struct ksym_db *db, bool all)
 		if (err)
 			return err;
 		db->funcs = db->kallsyms;
-		db->origin = KSYM_ORIG_KCORE;
-		db->tier = KSYM_TIER_LIVE;
+		set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE);
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
@@ -1947,8 +1763,7 @@ static int candidates_step(struct ksym_db *db, bool all)
 	}
 	if (err)
 		return err;
-	db->origin = KSYM_ORIG_KCORE;
-	db->tier = KSYM_TIER_LIVE;
+	set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE);
 	funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, db->prefix_cnt != 0);
 	return err;
 }
@@ -1970,8 +1785,7 @@ static int tracefs_step(struct ksym_db *db, unsigned int origins)
 		return -EAGAIN;
 	if (err)
 		return err;
-	db->origin = addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN;
-	db->tier = KSYM_TIER_LIVE;
+	set_from(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, KSYM_TIER_LIVE);
 	funcs_put(db, db->origin, db->funcs, false, false);
 	return 0;
 }
@@ -1986,8 +1800,7 @@ static int file_step(struct ksym_db *db, bool addrs)
 		    : join_funcs(db, db->opts.funcs_path);
 	if (err)
 		return err;
-	db->origin = addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN;
-	db->tier = KSYM_TIER_LIVE;
+	set_from(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, KSYM_TIER_LIVE);
 	return 0;
 }
 

@@ -12,27 +12,21 @@
  *
  * A record is named as the kernel's list names it: the text symbol at or
  * before its address (the first of several at one address), at most an
- * ENDBR before it where the kernel is built with them. The kernel lists a record further into a symbol as
- * "__ftrace_invalid_address___", the body of a weak function that another
- * replaced, which no link can take; it is left out here.
+ * ENDBR before it where the kernel is built with them. The kernel lists a
+ * record further into a symbol as "__ftrace_invalid_address___", the body of
+ * a weak function that another replaced, which no link can take; it is left
+ * out here.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ksym_internal.h"
+#include "ksym_site.h"
 
 #define PAGES_MAX 65536		/* groups of records: ~200 in a 2026 kernel with its modules */
 #define RECS_MAX (4u << 20)	/* records: ~50k there */
 #define REC_SIZE_MAX 64
-/*
- * How far into a function the kernel names a record (FTRACE_MCOUNT_MAX_OFFSET):
- * past an ENDBR64 where the kernel is built with them (x86's IBT: 6.12 and
- * 7.x at Debian, not 6.1), else at its start only.
- */
-#define ENDBR_LEN 4
-static const unsigned char endbr64[ENDBR_LEN] = { 0xf3, 0x0f, 0x1e, 0xfa };
-
 int ksym_ftrace__layout(struct ksym_ftrace_layout *l)
 {
 	static const char *const pg_fields[] = { "next", "records", "index" };
@@ -155,13 +149,15 @@ static size_t sym_below(const struct ksym_table *syms, size_t pos, uint64_t ip, 
 }
 
 /*
- * The kernel's bound, from its text: ENDBR_LEN where a record lies that far
- * past a symbol and the symbol starts with an ENDBR64, else 0.
+ * How far into a function the kernel names a record (FTRACE_MCOUNT_MAX_OFFSET),
+ * from its text: past an ENDBR64 where the kernel is built with them (x86's
+ * IBT: 6.12 and 7.x at Debian, not 6.1), else at its start only. The first
+ * record that far past a symbol decides: ENDBR64 at the symbol, or not.
  */
 static int site_bound(struct ksym_kcore *kc, const struct ksym_table *syms, const uint64_t *ips,
 		      size_t n, unsigned int *bound)
 {
-	unsigned char text[ENDBR_LEN];
+	unsigned char text[KSYM_ENDBR_LEN];
 	size_t i, pos = 0;
 	uint64_t a;
 	int err;
@@ -169,15 +165,15 @@ static int site_bound(struct ksym_kcore *kc, const struct ksym_table *syms, cons
 	*bound = 0;
 	for (i = 0; i < n; i++) {
 		pos = sym_below(syms, pos, ips[i], &a);
-		if (a > ips[i] || ips[i] - a != ENDBR_LEN)
+		if (a > ips[i] || ips[i] - a != KSYM_ENDBR_LEN)
 			continue;
 		err = ksym_kcore__read(kc, a, text, sizeof(text));
 		if (err == -EFAULT)
 			continue;	/* (a module's init text, freed since) */
 		if (err)
 			return err;
-		if (!memcmp(text, endbr64, ENDBR_LEN))
-			*bound = ENDBR_LEN;
+		if (ksym_site__endbr64(text))
+			*bound = KSYM_ENDBR_LEN;
 		return 0;
 	}
 	return 0;

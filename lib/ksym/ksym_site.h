@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Whether a function has an ftrace site, and where: looked up in a list of
+ * sites, or read in the kernel's text through kcore (ksym_site.c), with the
+ * architecture's facts about that text (ksym_site_x86.c).
+ */
+#ifndef KSYM_SITE_H
+#define KSYM_SITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ksym_internal.h"
+
+/* x86-64's ENDBR64: a site is at a function's entry, or this far past it. */
+#define KSYM_ENDBR_LEN 4
+
+/* The 4 bytes are ENDBR64 itself (not a form IBT sealing wrote over it). */
+bool ksym_site__endbr64(const unsigned char p[KSYM_ENDBR_LEN]);
+
+enum ksym_site_kind {
+	KSYM_SITES_LISTED,	/* the table is a list of sites (tracefs', a cache's) */
+	KSYM_SITES_CANDIDATES,	/* kallsyms' text symbols: each read in the text */
+	KSYM_SITES_REBASED,	/* the build cache's sites, rebased: each confirmed in the text */
+};
+
+/* What the check needs of a load: the table, the text, and the kernel's bounds. */
+struct ksym_site_check {
+	enum ksym_site_kind kind;
+	const struct ksym_table *syms;	/* the functions, and the call targets looked up */
+	struct ksym_kcore *kcore;
+	bool no_trampolines;		/* syms are the kernel's table in memory: none listed */
+	const uint64_t *anchors;	/* KSYM_ANCHOR_CNT: ftrace's callers, text bounds */
+	uint64_t text_lo, text_hi;	/* [_stext, _etext) */
+	uint64_t init_lo, init_hi;	/* [_sinittext, _einittext): freed after boot */
+	bool bounds_known;
+	unsigned int flux_waits;	/* re-reads of text caught mid-patch, bounded */
+};
+
+/* The bounds from the anchors (a build cache's table has no such symbols). */
+void ksym_site__bounds_from(struct ksym_site_check *c, const uint64_t *anchors);
+
+/*
+ * sym's ftrace site in *loc: 1, or 0 where it has none; -ESTALE where a
+ * rebased site is not where the build cache said (the file is wrong); else
+ * kcore's error.
+ */
+int ksym_site__loc(struct ksym_site_check *c, const struct ksym *sym, uint64_t *loc);
+
+#endif
