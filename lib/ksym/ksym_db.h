@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * struct ksym_db, shared by the files of the load: the coordinator
+ * (ksym_db.c), the sources (ksym_syms.c, ksym_src_*.c), the cache tiers
+ * (ksym_tier_*.c), the patterns' filter (ksym_patterns.c) and the flush
+ * (ksym_flush.c). Nothing outside them sees it.
+ */
+#ifndef KSYM_DB_H
+#define KSYM_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ksym_internal.h"
+#include "ksym_plan.h"
+#include "ksym_site.h"
+
+struct stat;
+
+struct ksym_db {
+	struct ksym_db_opts opts;
+	char err[320];			/* why the load failed, for ksym_db__errmsg() */
+	uint64_t phase_ns[KSYM_PH_CNT];
+
+	/* what was loaded */
+	struct ksym_table *funcs;
+	struct ksym_table *kallsyms;	/* (funcs may be this table itself) */
+	struct ksym_table *blacklist;
+	/*
+	 * Where FUNCS came from, as one value: the source (its cache label),
+	 * the tier that served it, and how kallsyms was read live.
+	 */
+	enum ksym_origin origin;
+	enum ksym_tier {
+		KSYM_TIER_NONE,		/* not loaded */
+		KSYM_TIER_LIVE,		/* read now: the kernel's files or memory, or files given */
+		KSYM_TIER_RUN,		/* /run's cache of this boot: sites, checked when stored */
+		KSYM_TIER_BUILD,	/* the build cache, rebased: each site checked when used */
+	} tier;
+	enum ksym_reader {
+		KSYM_READ_FILE,		/* /proc/kallsyms or a file given */
+		KSYM_READ_ITER,		/* the ksym BPF iterator */
+		KSYM_READ_KMEM,		/* the kernel's table in memory (it lists no trampoline) */
+	} reader;
+	unsigned int cached;		/* KSYM_DB_* served from /run's cache */
+	struct ksym_site_check check;	/* how a function's site is found (ksym_site.c) */
+
+	/* what the machine offers, looked at once */
+	struct ksym_kcore *kcore;
+	int kcore_err;			/* why kcore could not be opened (0: not tried) */
+	char tracefs[64];		/* where tracefs was found ("": not) */
+	const char *tracefs_denied;	/* or the directory this user may not look in */
+	char *modules;			/* /proc/modules, read once for the key and the layout */
+	/* the sources' verbose words, once each */
+	bool kmem_warned;
+	bool iter_warned;
+	bool ftrace_warned;
+	char iter_err[80];		/* why the iterator was not used */
+
+	/* what the patterns can match (ksym_patterns.c) */
+	char **prefixes;		/* name prefixes of the globs, for a partial read */
+	size_t prefix_cnt, own_prefixes;
+	const char **names;		/* the patterns without wildcards */
+	size_t name_cnt;
+	bool filter_made;		/* prefixes and names made (ksym_db_pattern_filter()) */
+	int filter_err;
+	/*
+	 * What the patterns matched, kept apart (KSYM_MATCH_CACHE_KEEP): the
+	 * patterns' hash ("": none), /run's file name for it; match_hit: FUNCS is
+	 * only that, so it is never stored as the whole table.
+	 */
+	char match_hash[17];
+	char run_match[24];
+	bool match_hit;
+
+	/* the /run tier (ksym_tier_run.c): this boot's key, read once */
+	struct ksym_cache_key key;
+	int key_err;			/* 1: not read yet */
+	struct ksym_cache_key funcs_key; /* the key, once a step looked in /run */
+	/* tables to write at the flush (ksym_flush.c) */
+	struct {
+		const char *name;
+		const struct ksym_table *t;
+		struct ksym_cache_key key;
+		bool checked;	/* candidates: store those kcore confirms */
+		bool partial;	/* read as far as the patterns go: only their share kept */
+		bool subset;	/* store only what the patterns match */
+	} pending[3];
+	int pending_cnt;
+
+	/* the build tier (ksym_tier_build.c) */
+	char build_file[100];		/* the build cache file used */
+	dev_t build_dev;		/* the file used: removed only if still it */
+	ino_t build_ino;
+	struct ksym_layout layout;	/* this boot's, for the messages */
+	uint64_t anchors[KSYM_ANCHOR_CNT];
+	bool live_partial;		/* modules it lacks read as far as the patterns go */
+	bool live_merged;		/* some read: candidates, not sites, until checked */
+	bool match_stored;		/* the build's pattern set written (flush runs twice) */
+	unsigned int rebase_bad;	/* sites not where the build cache said */
+};
+
+/*
+ * A source of traceable functions, or a cache tier in front of them: what
+ * serves one step of a plan (ksym_plan.h). load() fills db->funcs and says
+ * where they came from (ksym_db_set_from()), or returns -EAGAIN, "not mine":
+ * the next step is tried. Any other error ends the load, db->err saying why.
+ */
+struct ksym_source {
+	const char *name;
+	enum ksym_site_kind produces;	/* how a function's site is found in what it loads */
+	int (*load)(struct ksym_db *db, const struct ksym_plan_step *s);
+};
+
+extern const struct ksym_source ksym_tier_run, ksym_tier_build;
+extern const struct ksym_source ksym_src_ftrace, ksym_src_kcore, ksym_src_tracefs, ksym_src_file,
+	ksym_src_unknown;
+
+/* ksym_db.c: the load's words and state */
+/* db->err set, and -err returned: the load's error */
+int ksym_db_fail(struct ksym_db *db, int err, const char *fmt, ...);
+/* one line to opts.warn or opts.note, else to stderr */
+void ksym_db_warn(const struct ksym_db *db, const char *fmt, ...);
+void ksym_db_note(const struct ksym_db *db, const char *fmt, ...);
+/* FUNCS loaded, from o through tier t */
+void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t);
+/* sym's site found by c; a build cache found wrong is invalidated */
+int ksym_db_site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
+		     uint64_t *loc);
+/* the error a plan's refusal stands for */
+int ksym_db_refuse(struct ksym_db *db, enum ksym_refusal r);
+
+/* ksym_syms.c: the kernel's symbols */
+/* why root was refused a kernel file, as " (...)" */
+const char *ksym_db_root_refused(void);
+/* why the kernel's table could not be read from memory (errno) */
+const char *ksym_db_kmem_error(int err);
+/* a source that did not serve: the error where asked for, else -EAGAIN and a -v line */
+int ksym_db_source_refused(struct ksym_db *db, int err, bool asked, bool *warned,
+			   const char *failed, const char *name, const char *why, const char *next);
+/* one file read and parsed (kallsyms: from memory or the iterator first), filtered */
+int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
+			   bool text_only, bool index, const struct ksym_parse_opts *filter,
+			   struct ksym_table **out);
+int ksym_db_load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
+		      bool index, struct ksym_table **out);
+/* no symbol file given: the running kernel's */
+bool ksym_db_live_kallsyms(const struct ksym_db *db);
+/* the symbol file given, else "/proc/kallsyms" */
+const char *ksym_db_kallsyms_source(const struct ksym_db *db);
+/* db->kallsyms: every symbol, or text only when it is just for a join */
+int ksym_db_load_kallsyms(struct ksym_db *db, bool text_only);
+
+/* ksym_patterns.c */
+void ksym_db_match_hash(struct ksym_db *db);
+/* what t's entries the patterns match, as a table (NULL and errno 0: most of t) */
+struct ksym_table *ksym_db_pattern_subset(const struct ksym_db *db, const struct ksym_table *t,
+					  bool share);
+/* db->prefixes and db->names, made once */
+int ksym_db_pattern_filter(struct ksym_db *db);
+/* a glob over vmlinux without a prefix, or no pattern: the whole table */
+bool ksym_db_whole_patterns(const struct ksym_db *db);
+
+/* ksym_tier_run.c: get, put, invalidate */
+/* /proc/modules' text, read once ("" where there is none) */
+const char *ksym_db_modules(struct ksym_db *db);
+void ksym_db_cache_stat(const char *dir, const char *name, struct stat *st);
+/* a bad file removed, unless a writer has replaced it since it was looked at */
+void ksym_db_cache_remove(const char *dir, const char *name, const struct stat *was);
+struct ksym_table *ksym_db_cache_get(struct ksym_db *db, const char *name, const char *source,
+				     struct ksym_cache_key *key);
+/* remembered, written at the flush */
+void ksym_db_cache_put(struct ksym_db *db, const char *name, const struct ksym_cache_key *key,
+		       const struct ksym_table *t, bool checked, bool partial);
+void ksym_db_match_put(struct ksym_db *db, const struct ksym_cache_key *key,
+		       const struct ksym_table *t, bool checked);
+/* what a step read, as /run's "funcs" under o's label (only where a step looked in /run) */
+void ksym_db_funcs_put(struct ksym_db *db, enum ksym_origin o, const struct ksym_table *t,
+		       bool checked, bool partial);
+/* pending entry i written (at the flush) */
+int ksym_db_store_run(struct ksym_db *db, int i, const struct ksym_table *t, const char **name);
+
+/* ksym_tier_build.c: get (ksym_tier_build), put, invalidate */
+/* ftrace's callers and the text bounds in t */
+void ksym_db_find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT]);
+/* the anchors read live, for a table that has none (tracefs' list) */
+int ksym_db_live_anchors(struct ksym_db *db, uint64_t a[KSYM_ANCHOR_CNT]);
+/* what the patterns match of t, for the next boots that ask the same */
+void ksym_db_build_match_store(struct ksym_db *db, const struct ksym_table *t,
+			       const struct ksym_layout *l, const uint64_t anchors[KSYM_ANCHOR_CNT],
+			       bool share);
+/* what a cold run confirmed, for the next boots of this build */
+void ksym_db_build_store(struct ksym_db *db, const struct ksym_table *checked,
+			 const uint64_t anchors[KSYM_ANCHOR_CNT], uint64_t modules_hash, bool share);
+/* the file used found wrong (at the function why): removed, with its pattern sets */
+void ksym_db_build_invalidate(struct ksym_db *db, const char *why);
+
+/* ksym_src_tracefs.c */
+/* where tracefs is: 0, -EACCES (db->tracefs_denied) or -ENOENT */
+int ksym_db_find_tracefs(struct ksym_db *db);
+
+#endif

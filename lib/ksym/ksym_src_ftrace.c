@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ftrace's records, read from the kernel's memory and named from its table
+ * (ksym_ftrace.c): the whole table of sites as tracefs lists it, without the
+ * kernel naming each record.
+ */
+#include <errno.h>
+
+#include "ksym_db.h"
+
+static const char *ftrace_error(int err)
+{
+	switch (err) {
+	case ENODATA:
+		return "this kernel has no ftrace records (no ftrace_pages_start: no dynamic ftrace)";
+	case ENOEXEC:
+		return "no vmlinux BTF (/sys/kernel/btf/vmlinux) with struct ftrace_page and "
+		       "struct dyn_ftrace as known here, or struct module laid out unlike the "
+		       "kernels known";
+	case ESTALE:
+		return "a module came or went while ftrace's records were read";
+	default:
+		return ksym_db_kmem_error(err);
+	}
+}
+
+/*
+ * The whole table as tracefs' list of sites has it, from ftrace's records
+ * and the kernel's symbol table in memory (ksym_ftrace.c): the list without
+ * the kernel naming each record (430-505 ms of a cold -p '*' in the TCG
+ * guest). The anchors come with the names. -EAGAIN: the next source's turn.
+ */
+static int ftrace_load(struct ksym_db *db, const struct ksym_plan_step *s)
+{
+	struct ksym_parse_stats st = {};
+	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .index = true,
+				      .stop = db->opts.stop };
+	struct ksym_table *syms;
+	int err;
+
+	db->funcs = ksym_ftrace__load(db->kcore, &po, &syms);
+	db->phase_ns[KSYM_PH_READ] += st.read_ns;
+	if (!db->funcs) {
+		err = errno;
+		return ksym_db_source_refused(db, err, s->asked, &db->ftrace_warned,
+					      "cannot read ftrace's records from memory",
+					      "ftrace's records in memory", ftrace_error(err),
+					      "the next source");
+	}
+	ksym_db_find_anchors(syms, db->anchors);
+	ksym_table__free(syms);
+	ksym_db_set_from(db, KSYM_ORIG_FTRACE, KSYM_TIER_LIVE);
+	ksym_db_funcs_put(db, KSYM_ORIG_FTRACE, db->funcs, false, false);
+	return 0;
+}
+
+const struct ksym_source ksym_src_ftrace = {
+	.name = "ftrace's records in memory",
+	.produces = KSYM_SITES_LISTED,
+	.load = ftrace_load,
+};
