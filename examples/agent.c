@@ -5,7 +5,7 @@
  *
  *	agent [-L] GLOB [SECONDS]	-L: let libbpf resolve GLOB, as stock agents do
  *
- * The change to an agent is the two lines marked below: ksym_db__load() and
+ * The change to an agent is the two lines marked below: ksym_db__sites() and
  * opts.addrs. Build: cc agent.c $(pkg-config --cflags --libs libksym libbpf).
  */
 #include <errno.h>
@@ -21,43 +21,12 @@
 
 #include "agent.skel.h"
 
-struct addrs {
-	struct ksym_db *db;
-	unsigned long *v;
-	size_t n, cap;
-};
-
 static double now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Each match where ftrace attaches to it; candidates without a call site are no
- * functions the kernel can trace. */
-static int add(const struct ksym *sym, void *ctx)
-{
-	struct addrs *l = ctx;
-	uint64_t loc = sym->addr;
-	int tr = ksym_db__ftrace_loc(l->db, sym, &loc);
-
-	if (tr == 0 || (sym->flags & KSYM_F_UNRESOLVED))
-		return 0;
-	if (tr < 0 && tr != -ENODATA)
-		return tr;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		uint64_t *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = loc;
-	return 0;
 }
 
 /* What the kernel attached (Linux >= 6.6 says; 0 before). */
@@ -78,7 +47,8 @@ int main(int argc, char **argv)
 	const char *glob = argc > (own ? 1 : 2) ? argv[own ? 1 : 2] : NULL;
 	struct ksym_db_opts dbo = { .sz = sizeof(dbo), .need = KSYM_DB_FUNCS,
 				    .patterns = &glob, .pattern_cnt = 1 };
-	struct addrs l = {};
+	struct ksym_db *db = NULL;
+	unsigned long *addrs = NULL;
 	struct agent_bpf *skel;
 	struct bpf_link *link;
 	double t0, t1, t2;
@@ -97,27 +67,13 @@ int main(int argc, char **argv)
 	if (own) {
 		/* libksym: the /run cache if this boot has one, else the build cache of an
 		 * earlier boot of this kernel build, else the kernel's files */
-		l.db = ksym_db__new(&dbo);
-		err = l.db ? ksym_db__load(l.db) : -ENOMEM;
-		if (!err)
-			err = ksym_table__match(ksym_db__funcs(l.db), glob, add, &l);
-		if (err == -ESTALE) {
-			/* the build cache was wrong about this kernel (it is gone): again, cold */
-			ksym_db__free(l.db);
-			l.n = 0;
-			dbo.no_build_cache = true;
-			l.db = ksym_db__new(&dbo);
-			err = l.db ? ksym_db__load(l.db) : -ENOMEM;
-			if (!err)
-				err = ksym_table__match(ksym_db__funcs(l.db), glob, add, &l);
-		}
-		if (err || !l.n) {
-			fprintf(stderr, "agent: %s\n", err ? (l.db ? ksym_db__errmsg(l.db) :
-					strerror(-err)) : "no traceable function matches");
+		db = ksym_db__new(&dbo);
+		err = db ? ksym_db__sites(db, &addrs, &opts.cnt) : -ENOMEM;
+		if (err) {
+			fprintf(stderr, "agent: %s\n", db ? ksym_db__errmsg(db) : strerror(-err));
 			return 1;
 		}
-		opts.addrs = l.v;	/* the kernel gets addresses: no name lookup */
-		opts.cnt = l.n;
+		opts.addrs = addrs;	/* the kernel gets addresses: no name lookup */
 	}
 	t1 = now_ms();
 	link = bpf_program__attach_kprobe_multi_opts(skel->progs.count, own ? NULL : glob, &opts);
@@ -127,19 +83,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* the cache is written after attaching: no part of the stall */
-	if (l.db)
-		ksym_db__flush(l.db);
+	if (db)
+		ksym_db__flush(db);
 	printf("agent: %s: %u functions attached, resolve %.1f ms (%s), attach %.1f ms, "
 	       "stall %.1f ms\n", own ? "libksym" : "libbpf", attached(link), t1 - t0,
-	       own ? (ksym_db__from_cache(l.db, KSYM_DB_FUNCS) ? "cache" :
-		      ksym_db__from_build_cache(l.db) ? "build cache" : "kernel files")
+	       own ? (ksym_db__from_cache(db, KSYM_DB_FUNCS) ? "cache" :
+		      ksym_db__from_build_cache(db) ? "build cache" : "kernel files")
 		   : "inside attach", t2 - t1, t2 - t0);
 	fflush(stdout);		/* whoever waits for this line is told now */
 	sleep(argc > (own ? 2 : 3) ? atoi(argv[own ? 2 : 3]) : 0);
 	printf("agent: %llu hits\n", (unsigned long long)skel->bss->hits);
 	bpf_link__destroy(link);
 	agent_bpf__destroy(skel);
-	ksym_db__free(l.db);
-	free(l.v);
+	ksym_db__free(db);
+	free(addrs);
 	return 0;
 }

@@ -78,12 +78,10 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	return db;
 }
 
-void ksym_db__free(struct ksym_db *db)
+void ksym_db_release(struct ksym_db *db)
 {
 	size_t i;
 
-	if (!db)
-		return;
 	ksym_db__flush(db);
 	if (db->funcs != db->kallsyms)
 		ksym_table__free(db->funcs);
@@ -96,6 +94,13 @@ void ksym_db__free(struct ksym_db *db)
 	free(db->names);
 	ksym_layout__free(&db->layout);
 	free(db->modules);
+}
+
+void ksym_db__free(struct ksym_db *db)
+{
+	if (!db)
+		return;
+	ksym_db_release(db);
 	free(db);
 }
 

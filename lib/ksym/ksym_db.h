@@ -123,6 +123,8 @@ int ksym_db_fail(struct ksym_db *db, int err, const char *fmt, ...);
 /* one line to opts.warn or opts.note, else to stderr */
 void ksym_db_warn(const struct ksym_db *db, const char *fmt, ...);
 void ksym_db_note(const struct ksym_db *db, const char *fmt, ...);
+/* what the db holds freed, the caches it built written first (the db stays) */
+void ksym_db_release(struct ksym_db *db);
 /* FUNCS loaded, from o through tier t */
 void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t);
 /* sym's site found by c; a build cache found wrong is invalidated */

@@ -15,7 +15,7 @@
 #include "kernel.h"
 
 /* The traceable functions, with addresses, from the lookup layer. */
-static int load_funcs(struct kattach *a, bool no_build_cache)
+static int load_funcs(struct kattach *a)
 {
 	const struct kattach_opts *o = &a->opts;
 	struct ksym_db_opts dbo = { .sz = sizeof(dbo) };
@@ -30,7 +30,6 @@ static int load_funcs(struct kattach *a, bool no_build_cache)
 	dbo.patterns = o->patterns;
 	dbo.pattern_cnt = o->pattern_cnt;
 	dbo.stop = o->stop;
-	dbo.no_build_cache |= no_build_cache;
 	a->db = ksym_db__new(&dbo);
 	if (!a->db)
 		return ka_fail(a, ENOMEM, "out of memory");
@@ -61,7 +60,8 @@ struct collect_ctx {
 	struct kattach *a;
 	struct pick *picks;
 	size_t cnt, cap;
-	size_t matched;		/* left out by excludes or skip_addrs */
+	/* per pattern: the picks it made, the matches excludes or skip_addrs left out */
+	size_t *picked, *left_out;
 };
 
 /* A glob as -p takes it: "mod:glob" for a module's functions, ":glob" for vmlinux's. */
@@ -106,33 +106,22 @@ static bool skipped_addr(const struct kattach *a, uint64_t loc)
 	return lo < a->opts.skip_cnt && v[lo] == loc;
 }
 
-static int add_target(const struct ksym *sym, void *ctx)
+static int add_target(const struct ksym_site *s, void *ctx)
 {
+	const struct ksym *sym = &s->sym;
 	struct collect_ctx *c = ctx;
 	struct kattach *a = c->a;
 
-	uint64_t loc = sym->addr;
-	int tr;
-
-	if (sym->flags & KSYM_F_UNRESOLVED)
-		return 0;
-	if (a->opts.stop && *a->opts.stop)
-		return ka_fail(a, EINTR, "interrupted while resolving");
 	/* matched, but no target: it does not count as a match either */
 	if (excluded_by_glob(a, sym)) {
-		c->matched++;
+		c->left_out[s->pattern]++;
 		return 0;
 	}
-	/* where ftrace attaches; a kallsyms candidate without a call site is no function
-	 * the kernel can trace, so no match */
-	tr = ksym_db__ftrace_loc(a->db, sym, &loc);
-	if (tr == 0 || tr == -ESTALE)
-		return tr;	/* -ESTALE: the build cache was wrong, resolve again */
-	if (tr < 0 && tr != -ENODATA)
-		return ka_fail(a, tr, "cannot check %s in the kernel text: %s", sym->name,
-			    strerror(-tr));
-	if (skipped_addr(a, loc)) {
-		c->matched++;
+	/* a kallsyms candidate without a call site is no function the kernel can trace */
+	if (!s->site)
+		return 0;
+	if (skipped_addr(a, s->loc)) {
+		c->left_out[s->pattern]++;
 		return 0;
 	}
 	if (c->cnt == c->cap) {
@@ -145,10 +134,11 @@ static int add_target(const struct ksym *sym, void *ctx)
 		c->cap = ncap;
 	}
 	c->picks[c->cnt++] = (struct pick){
-		.addr = loc, .name = sym->name, .module = sym->module,
-		.flags = (sym->flags & KSYM_F_AMBIGUOUS) | (tr > 0 ? KSYM_F_TRACEABLE : 0) |
+		.addr = s->loc, .name = sym->name, .module = sym->module,
+		.flags = (sym->flags & KSYM_F_AMBIGUOUS) | (s->site > 0 ? KSYM_F_TRACEABLE : 0) |
 			 (ksym_db__blacklisted(a->db, sym->addr) ? KSYM_F_BLACKLISTED : 0),
 	};
+	c->picked[s->pattern]++;
 	return 0;
 }
 
@@ -162,8 +152,6 @@ int ka_addr_cmp(const void *x, const void *y)
 _Static_assert(offsetof(struct pick, addr) == 0 && offsetof(struct kattach_target, addr) == 0,
 	       "ka_addr_cmp() sorts by the first member");
 
-#define BATCH_MIN_NAMES 16
-
 static bool live_sources(const struct kattach *a)
 {
 	const struct ksym_db_opts *s = a->opts.sources;
@@ -172,39 +160,35 @@ static bool live_sources(const struct kattach *a)
 		       s->funcs_path || s->funcs_addrs_path);
 }
 
-/* Every pattern's traceable functions into c->picks. */
+/*
+ * Every pattern's traceable functions into c->picks. The library deals with a
+ * build cache found wrong: FUNCS may be another table afterwards.
+ */
 static int collect(struct kattach *a, struct collect_ctx *c)
 {
-	bool batch;
-	size_t i, j;
-	int err = 0;
+	const char *msg;
+	size_t i, n = a->opts.pattern_cnt;
+	int err;
 
-	/* past the measured break-even (bench: tens of lookups), index the names */
-	for (i = j = 0; i < a->opts.pattern_cnt; i++)
-		j += ksym_glob_is_literal(a->opts.patterns[i]);
-	batch = j >= BATCH_MIN_NAMES && !ksym_table__batch_begin(a->funcs);
-	for (i = 0; i < a->opts.pattern_cnt && !err; i++) {
-		const char *p = a->opts.patterns[i];
-		size_t before = c->cnt, left_out = c->matched;
-
-		/* an exact name is one index lookup, not a pass over every function */
-		if (ksym_glob_is_literal(p)) {
-			struct ksym sym[64];
-			int n = ksym_table__find(a->funcs, p, NULL, sym, 64);
-
-			for (j = 0; j < (size_t)n && j < 64 && !err; j++)
-				err = add_target(&sym[j], c);
-		} else {
-			err = ksym_table__match(a->funcs, p, add_target, c);
-		}
-		if (!err && c->cnt == before && !a->opts.allow_empty)
-			err = c->matched > left_out
-				? ka_fail(a, ENOENT, "every function '%s' matches is excluded", p)
-				: ka_fail(a, ENOENT, "no traceable function matches '%s' (in %s)", p,
-				       kattach__source(a));
+	c->picked = calloc(n, sizeof(*c->picked));
+	c->left_out = calloc(n, sizeof(*c->left_out));
+	if (!c->picked || !c->left_out)
+		return ka_fail(a, ENOMEM, "out of memory");
+	err = ksym_db__each_match(a->db, add_target, c);
+	a->funcs = ksym_db__funcs(a->db);
+	a->source = ksym_db__funcs_source(a->db);
+	msg = ksym_db__errmsg(a->db);
+	if (err && !a->err[0])
+		return ka_fail(a, err, "%s", msg[0] ? msg : strerror(-err));
+	for (i = 0; i < n && !err; i++) {
+		if (c->picked[i] || a->opts.allow_empty)
+			continue;
+		err = c->left_out[i]
+			? ka_fail(a, ENOENT, "every function '%s' matches is excluded",
+				  a->opts.patterns[i])
+			: ka_fail(a, ENOENT, "no traceable function matches '%s' (in %s)",
+				  a->opts.patterns[i], kattach__source(a));
 	}
-	if (batch)
-		ksym_table__batch_end(a->funcs);
 	return err;
 }
 
@@ -233,9 +217,9 @@ static int targets_from(struct kattach *a, const struct pick *p, size_t n)
 int kattach__resolve(struct kattach *a)
 {
 	struct collect_ctx c = { .a = a };
-	uint64_t t0;
+	uint64_t t0, loaded[KSYM_PH_INDEX + 1];
 	size_t i, j;
-	int err = 0;
+	int err = 0, ph;
 
 	if (!a->opts.pattern_cnt)
 		return ka_fail(a, EINVAL, "no pattern given (-p GLOB)");
@@ -244,29 +228,27 @@ int kattach__resolve(struct kattach *a)
 		return ka_no_probes(a);
 	if (!a->opts.list_only && live_sources(a) && (err = ka_no_bpf(a)))
 		return err;
-	err = load_funcs(a, false);
+	err = load_funcs(a);
 	if (err)
 		return err;
 
+	/* a load again, cold, inside the walk is the load's time, not the match's */
+	for (ph = 0; ph <= KSYM_PH_INDEX; ph++)
+		loaded[ph] = ksym_db__phase_ns(a->db, ph);
 	t0 = now_ns();
 	err = collect(a, &c);
-	if (err == -ESTALE && ksym_db__from_build_cache(a->db)) {
-		/* the build cache was wrong about this kernel (its file is gone): cold */
-		free(c.picks);
-		c = (struct collect_ctx){ .a = a };
-		ksym_db__free(a->db);
-		a->db = NULL;
-		a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
-		err = load_funcs(a, true);
-		if (err)
-			return err;
-		t0 = now_ns();
-		err = collect(a, &c);
+	for (ph = 0; ph <= KSYM_PH_INDEX; ph++) {
+		uint64_t again = ksym_db__phase_ns(a->db, ph) - loaded[ph];
+
+		a->phase_ns[ph] += again;
+		t0 += again;
 	}
+	free(c.picked);
+	free(c.left_out);
 	if (err) {
 		free(c.picks);
 		a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
-		return err < 0 && !a->err[0] ? ka_fail(a, err, "%s", strerror(-err)) : err;
+		return err;
 	}
 	/* One target per address: overlapping patterns and aliases collapse. */
 	if (c.cnt > 1)	/* (none: picks may be NULL) */

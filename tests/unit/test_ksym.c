@@ -411,6 +411,41 @@ static void test_kcore_sites(void **state)
 	}
 	ksym_db__free(db);
 
+	/* what patterns match, as an agent hands them to libbpf: sites only, sorted, once */
+	{
+		const char *pats[] = { "f_*", "f_nop", "f_traced" };
+		unsigned long *addrs, last = 0;
+		size_t n, want = 0;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			want += cases[i].want;
+		o.patterns = pats;
+		o.pattern_cnt = 3;
+		db = ksym_db__new(&o);
+		assert_non_null(db);
+		assert_int_equal(ksym_db__sites(db, &addrs, &n), 0);
+		assert_int_equal(n, want);
+		for (i = 0; i < n; i++) {
+			assert_true(addrs[i] > last);
+			last = addrs[i];
+		}
+		assert_int_equal(addrs[0], T + 0x200);		/* f_nop */
+		assert_int_equal(addrs[1], T + 0x300 + 4);	/* f_endbr, past ENDBR64 */
+		free(addrs);
+		ksym_db__free(db);
+		/* nothing traceable: -ENOENT, and a line that says so */
+		pats[0] = "f_plain";
+		o.pattern_cnt = 1;
+		db = ksym_db__new(&o);
+		assert_non_null(db);
+		assert_int_equal(ksym_db__sites(db, &addrs, &n), -ENOENT);
+		assert_null(addrs);
+		assert_non_null(strstr(ksym_db__errmsg(db), "no traceable function matches"));
+		ksym_db__free(db);
+		o.patterns = NULL;
+		o.pattern_cnt = 0;
+	}
+
 	/* a core file that is not there is an error naming it */
 	unlink(core);
 	db = ksym_db__new(&o);

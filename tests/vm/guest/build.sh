@@ -256,6 +256,23 @@ c)
 			"[ -f $f ] && [ ! -L $f ] && $K cache export $O/re.ksym && cmp -s $f $O/re.ksym"
 		is "$(probes_left)" 0 "build cache $how: no link left"
 	done
+	# an agent linking libksym: the library deals with the forged file itself
+	rm -rf $D /run/ksymattach
+	$K cache import $O/good.ksym
+	$F $D vfs_read 0x10 > /dev/null
+	if [ -x /host/bin/agent ]; then
+		want=$(count_traceable vfs_)
+		/host/bin/agent 'vfs_*' > $O/agent-forged.txt 2>&1
+		rc=$?
+		check "agent, forged build cache: one warning, then all $want traceable vfs_* from the kernel's files" sh -c \
+			"[ $rc -eq 0 ] && grep -q \"does not match this kernel's text (vfs_read)\" $O/agent-forged.txt &&
+			 grep -q 'libksym: $want functions attached, resolve .*(kernel files)' $O/agent-forged.txt"
+		sed 's/^/# /' $O/agent-forged.txt
+		is "$(probes_left)" 0 "agent, forged build cache: no link left"
+	else
+		skip "agent, forged build cache" "examples/agent was not built (no libbpf skeleton)"
+		skip "agent, forged build cache: no link left" "examples/agent was not built"
+	fi
 	unknown_module 6.12
 	;;
 d)

@@ -496,9 +496,38 @@ bool ksym_db__traceability_known(const struct ksym_db *db);
  * negative errno when that is unknown. FUNCS entries of a kallsyms+kcore db are
  * only candidates: ask this before handing one to the kernel. -ESTALE: FUNCS
  * came from the build cache and this function's site is not where it says;
- * the file is gone, and a db loaded again reads the kernel's symbols.
+ * the file is gone, and a db loaded again reads the kernel's symbols
+ * (ksym_db__each_match() and ksym_db__sites() do that themselves).
  */
 int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc);
+
+/* A function a pattern matched, and where ftrace attaches to it. */
+struct ksym_site {
+	struct ksym sym;
+	uint64_t loc;		/* the site (the symbol's address where traceability is unknown) */
+	int site;		/* 1: a site at loc; 0: none, no function the kernel traces;
+				 * -ENODATA: traceability unknown */
+	size_t pattern;		/* which of opts.patterns matched it */
+};
+
+typedef int (*ksym_site_fn)(const struct ksym_site *s, void *ctx);
+
+/*
+ * Every function opts.patterns match, pattern by pattern, with its site as
+ * ksym_db__ftrace_loc() finds it, to fn (FUNCS loaded first where they are
+ * not). A build cache found wrong on the way is dealt with here: its file is
+ * removed and FUNCS are loaded again, cold, before fn has seen a function.
+ * fn's error stops the walk and is returned; on an error of the walk's own,
+ * ksym_db__errmsg() says why.
+ */
+int ksym_db__each_match(struct ksym_db *db, ksym_site_fn fn, void *ctx);
+/*
+ * The sites of every function opts.patterns match, sorted and each once, as
+ * bpf_kprobe_multi_opts.addrs takes them: malloc()ed in *addrs (the caller
+ * frees it), *cnt of them. -ENOENT where no traceable function matches.
+ */
+int ksym_db__sites(struct ksym_db *db, unsigned long **addrs, size_t *cnt);
+
 /* In the kprobe blacklist (needs KSYM_DB_BLACKLIST; false when unknown). */
 bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr);
 bool ksym_db__blacklist_known(const struct ksym_db *db);
