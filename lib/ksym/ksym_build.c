@@ -6,8 +6,9 @@
  * same at every boot of a build. The file holds offsets only, never a boot's
  * addresses (they would tell its reader the slide), grouped by base: vmlinux,
  * then each module with its own build ID. A boot's first run finds its bases
- * (a page of /proc/kallsyms, /proc/modules), adds them, and puts the groups
- * in address order: the name index in the file follows by a shift per group.
+ * (where kcore maps the text, else a page of /proc/kallsyms; /proc/modules),
+ * adds them, and puts the groups in address order: the name index in the file
+ * follows by a shift per group.
  */
 #include <dirent.h>
 #include <elf.h>

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* ksym table internals, shared by the parser, the queries and the cache only. */
+/*
+ * The library's internals: the table's layout, and the functions its files
+ * share (the readers of kernel memory, the build cache's layout). Nothing
+ * outside lib/ksym includes this; the load's own state is in ksym_db.h.
+ */
 #ifndef KSYM_INTERNAL_H
 #define KSYM_INTERNAL_H
 
