@@ -6,12 +6,9 @@
  * same at every boot of a build. The file holds offsets only, never a boot's
  * addresses (they would tell its reader the slide), grouped by base: vmlinux,
  * then each module with its own build ID. A boot's first run finds its bases
- * (where kcore maps the text, else a page of /proc/kallsyms; /proc/modules),
- * adds them, and puts the groups in address order: the name index in the file
- * follows by a shift per group.
+ * (ksym_layout.c), adds them, and puts the groups in address order: the name
+ * index in the file follows by a shift per group.
  */
-#include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -20,7 +17,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ksym_internal.h"
@@ -57,169 +53,6 @@ struct build_mod {
 static size_t align8(size_t v)
 {
 	return (v + 7) & ~(size_t)7;
-}
-
-/* ---- this boot's layout ---- */
-
-/* The GNU build ID among the ELF notes in buf (the kernel's notes sections). */
-static int find_build_id(const char *buf, size_t len, uint8_t *id, uint8_t *id_len)
-{
-	size_t off = 0;
-
-	while (off + sizeof(Elf64_Nhdr) <= len) {
-		Elf64_Nhdr n;
-		size_t name, desc;
-
-		memcpy(&n, buf + off, sizeof(n));
-		name = off + sizeof(n);
-		desc = name + ((n.n_namesz + 3) & ~3u);
-		if (desc > len || n.n_descsz > len - desc)
-			break;
-		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 && !memcmp(buf + name, "GNU", 4) &&
-		    n.n_descsz && n.n_descsz <= KSYM_BUILD_ID_MAX) {
-			memcpy(id, buf + desc, n.n_descsz);
-			*id_len = n.n_descsz;
-			return 0;
-		}
-		off = desc + ((n.n_descsz + 3) & ~3u);
-	}
-	return -ENODATA;
-}
-
-static int build_id_file(const char *path, uint8_t *id, uint8_t *id_len)
-{
-	char buf[4096];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return find_build_id(buf, n, id, id_len);
-}
-
-/*
- * _text from the head of /proc/kallsyms: the kernel formats only what is read,
- * and vmlinux's text starts after a few hundred per-CPU symbols.
- */
-#define HEAD_MAX (1u << 20)
-
-static int live_text(uint64_t *text)
-{
-	size_t len = 0, scan = 0, cap = 16 << 10;
-	char *buf = malloc(cap + 1);
-	int fd, err = -ENOENT;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return -errno;
-	}
-	for (;;) {
-		/* a page a read: the kernel formats no more than is asked for */
-		ssize_t n = read(fd, buf + len, cap - len < 4096 ? cap - len : 4096);
-		char *nl;
-
-		if (n <= 0) {
-			err = n < 0 ? -errno : -ENOENT;
-			break;
-		}
-		len += n;
-		buf[len] = '\0';
-		while ((nl = memchr(buf + scan, '\n', len - scan))) {
-			unsigned long long a;
-			char type, name[16];
-
-			*nl = '\0';
-			if (sscanf(buf + scan, "%llx %c %15s", &a, &type, name) == 3 &&
-			    !strcmp(name, "_text")) {
-				*text = a;
-				err = a ? 0 : -EPERM;	/* kptr_restrict: zeros */
-				goto out;
-			}
-			scan = nl + 1 - buf;
-		}
-		/* keep the partial line, drop the rest */
-		memmove(buf, buf + scan, len - scan);
-		len -= scan;
-		scan = 0;
-		if (lseek(fd, 0, SEEK_CUR) > HEAD_MAX || len == cap)
-			break;
-	}
-out:
-	close(fd);
-	free(buf);
-	return err;
-}
-
-void ksym_layout__free(struct ksym_layout *l)
-{
-	free(l->mods);
-	memset(l, 0, sizeof(*l));
-}
-
-int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc)
-{
-	return ksym_layout__live_from(l, kc, NULL);
-}
-
-int ksym_layout__live_from(struct ksym_layout *l, const struct ksym_kcore *kc, const char *modules)
-{
-	char *buf, *line, *save = NULL;
-	size_t len, cap = 0;
-	int err;
-
-	memset(l, 0, sizeof(*l));
-	err = build_id_file("/sys/kernel/notes", l->id, &l->id_len);
-	if (!err && (!kc || !(l->text = ksym_kcore__text_base(kc))))
-		err = live_text(&l->text);
-	if (err)
-		return err;
-	if (modules ? !(buf = strdup(modules)) : ksym__read_file("/proc/modules", &buf, &len))
-		return modules ? -ENOMEM : 0;	/* (unreadable: no modules) */
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct ksym_layout_mod *m;
-		char state[16], path[128];
-		unsigned long long addr;
-
-		if (l->mod_cnt == cap) {
-			struct ksym_layout_mod *n = realloc(l->mods, (cap ? cap * 2 : 64) * sizeof(*n));
-
-			if (!n) {
-				err = -ENOMEM;
-				break;
-			}
-			l->mods = n;
-			cap = cap ? cap * 2 : 64;
-		}
-		m = &l->mods[l->mod_cnt];
-		memset(m, 0, sizeof(*m));
-		/* name size refcount deps state addr ("-" refcount: no module unloading) */
-		if (sscanf(line, "%63s %*u %*s %*s %15s %llx", m->name, state, &addr) != 3) {
-			err = -EINVAL;
-			break;
-		}
-		/* going: its functions are not to be attached to (Live and Loading are) */
-		if (!strcmp(state, "Unloading"))
-			continue;
-		l->mod_cnt++;
-		m->loading = !strcmp(state, "Loading");
-		/* kptr_restrict=2 hides where modules are: vmlinux can still be rebased */
-		l->bases_hidden |= !addr;
-		m->base = addr;
-		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", m->name);
-		if (build_id_file(path, m->id, &m->id_len))
-			m->id_len = 0;
-	}
-	free(buf);
-	if (err)
-		ksym_layout__free(l);
-	return err;
 }
 
 void ksym_build__name(const struct ksym_layout *l, char *buf, size_t len)
@@ -754,7 +587,7 @@ fail:
 static int live_id(struct ksym_layout *l)
 {
 	memset(l, 0, sizeof(*l));
-	return build_id_file("/sys/kernel/notes", l->id, &l->id_len);
+	return ksym_build_id_file("/sys/kernel/notes", l->id, &l->id_len);
 }
 
 /*
@@ -851,128 +684,6 @@ out:
 	return err;
 }
 
-/* The newest first: builds booted lately are the ones booted again. */
-struct aged {
-	int64_t mtime;	/* ns: sets written in one second are still ordered */
-	char name[96];
-};
-
-static int aged_cmp(const void *a, const void *b)
-{
-	const struct aged *x = a, *y = b;
-
-	return x->mtime > y->mtime ? -1 : x->mtime < y->mtime;
-}
-
-struct aged_list {
-	struct aged *v;
-	size_t n, cap;
-};
-
-static void aged_add(struct aged_list *l, const char *name, int64_t mtime)
-{
-	if (l->n == l->cap) {
-		struct aged *nv = realloc(l->v, (l->cap ? l->cap * 2 : 16) * sizeof(*nv));
-
-		if (!nv)
-			return;
-		l->v = nv;
-		l->cap = l->cap ? l->cap * 2 : 16;
-	}
-	l->v[l->n].mtime = mtime;
-	memcpy(l->v[l->n++].name, name, strlen(name) + 1);	/* length checked */
-}
-
-static int64_t mtime_ns(const struct stat *st)
-{
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
-void ksym_prune_newest(const char *dir, const char *prefix, size_t keep)
-{
-	struct aged_list l = {};
-	struct dirent *d;
-	DIR *dp = opendir(dir);
-	size_t i;
-
-	if (!dp)
-		return;
-	while ((d = readdir(dp))) {
-		struct stat st;
-
-		if (strncmp(d->d_name, prefix, strlen(prefix)) ||
-		    strlen(d->d_name) >= sizeof(l.v->name) ||
-		    fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-			continue;
-		aged_add(&l, d->d_name, mtime_ns(&st));
-	}
-	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), aged_cmp);
-	for (i = keep; i < l.n; i++)
-		unlinkat(dirfd(dp), l.v[i].name, 0);
-	closedir(dp);
-	free(l.v);
-}
-
-/* "match-<id>-<patterns>" is of the build "build-<id>" */
-static bool match_of(const char *match, const char *build)
-{
-	size_t n = strlen(build) - 6;
-
-	return !strncmp(match + 6, build + 6, n) && match[6 + n] == '-';
-}
-
-void ksym_build__prune(const char *dir, const char *keep_name, int keep)
-{
-	struct aged_list b = {}, m = {};
-	size_t i, j, kept_m = 0;
-	struct dirent *d;
-	DIR *dp = opendir(dir);
-
-	if (!dp)
-		return;
-	while ((d = readdir(dp))) {
-		bool build = !strncmp(d->d_name, "build-", 6), match = !strncmp(d->d_name, "match-", 6);
-		struct stat st;
-		int64_t mtime;
-
-		if (fstatat(dirfd(dp), d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-		    strlen(d->d_name) >= sizeof(b.v->name))
-			continue;
-		/* a writer killed between its temporary and the rename: gone after an hour */
-		if ((!strncmp(d->d_name, ".build-", 7) || !strncmp(d->d_name, ".match-", 7)) &&
-		    st.st_mtime < time(NULL) - 3600) {
-			unlinkat(dirfd(dp), d->d_name, 0);
-			continue;
-		}
-		mtime = mtime_ns(&st);
-		if (build && strcmp(d->d_name, keep_name))
-			aged_add(&b, d->d_name, mtime);
-		else if (match)
-			aged_add(&m, d->d_name, mtime);
-	}
-	/* the one just written counts as one of those kept */
-	if (b.n)
-		qsort(b.v, b.n, sizeof(*b.v), aged_cmp);	/* (v is NULL where none was found) */
-	for (i = keep > 0 ? keep - 1 : 0; i < b.n; i++)
-		unlinkat(dirfd(dp), b.v[i].name, 0);
-	/* a pattern set's file goes with its build, and only so many are kept */
-	if (m.n)
-		qsort(m.v, m.n, sizeof(*m.v), aged_cmp);
-	for (i = 0; i < m.n; i++) {
-		bool gone = false;
-
-		for (j = keep > 0 ? keep - 1 : 0; j < b.n && !gone; j++)
-			gone = match_of(m.v[i].name, b.v[j].name);
-		if (gone || kept_m >= KSYM_MATCH_CACHE_KEEP)
-			unlinkat(dirfd(dp), m.v[i].name, 0);
-		else
-			kept_m++;
-	}
-	closedir(dp);
-	free(b.v);
-	free(m.v);
-}
 
 bool ksym_build__valid(const char *buf, size_t len)
 {
