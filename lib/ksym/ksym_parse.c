@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * One pass over a symbol file as read: each line is split in place (separators
- * become NULs), so a symbol costs one 24-byte entry and no allocation.
+ * become NULs), so a symbol costs one 24-byte entry and no allocation. The
+ * parser is fed a file piece by piece (ksym_read.c reads it), a buffer whole
+ * (ksym_table__parse()), or one symbol at a time (ksym_feed__add()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,64 +17,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
-
-int ksym__read_file(const char *path, char **bufp, size_t *lenp)
-{
-	return ksym__read_file_max(path, KSYM_INPUT_MAX, bufp, lenp);
-}
-
-int ksym__read_file_max(const char *path, size_t max, char **bufp, size_t *lenp)
-{
-	size_t cap = 1 << 20, len = 0;
-	char *buf, *nbuf;
-	ssize_t n;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - len < (1 << 16)) {
-			nbuf = realloc(buf, cap * 2 + 1);
-			if (!nbuf) {
-				err = -ENOMEM;
-				goto err;
-			}
-			buf = nbuf;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto err;
-		}
-		if (n == 0)
-			break;
-		len += n;
-		if (len > max) {
-			err = -EFBIG;
-			goto err;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	/* the doubling left up to half unused: the buffer becomes the string arena */
-	nbuf = realloc(buf, len + 1);
-	*bufp = nbuf ? nbuf : buf;
-	*lenp = len;
-	return 0;
-err:
-	close(fd);
-	free(buf);
-	return err;
-}
+#include "ksym_parse.h"
 
 static signed char hexval[256];
 
@@ -181,48 +126,6 @@ static inline bool hex8(const char *s, uint64_t *val)
 	*val = (v << 16 | v >> 32) & 0xffffffffull;
 	return true;
 }
-
-/*
- * Parser state: it can be fed a file piece by piece as it is being read. The
- * names kept are copied to the front of t->buf (NUL-terminated, nothing else):
- * in place behind the parse when t->buf is the input, else to an arena that
- * grows. Only a quarter to a half of a kallsyms line is its name, so the
- * table's strings, which every lookup touches, shrink by half or more.
- */
-struct parser {
-	struct ksym_table *t;
-	enum ksym_format fmt;
-	struct ksym_parse_stats *st;
-	bool text_only;
-	bool index;		/* add every entry to the name index as it is parsed */
-	const char *const *prefixes;
-	size_t prefix_cnt;
-	/* names' first two bytes any prefix allows: most names stop there */
-	uint64_t first2[65536 / 64];
-	uint64_t want2[65536 / 64];	/* and those of the exact names */
-	uint16_t *key;		/* each prefix's first two bytes */
-	size_t *plen;
-	const char *const *want;	/* the exact names asked for */
-	size_t want_cnt;
-	/* their set: open addressing, name index + 1 per slot */
-	const char **names;
-	uint32_t *nlen;
-	uint32_t *nslot;
-	uint32_t nmask;
-	bool any_addr;
-	size_t out;		/* strings kept so far: t->buf[0, out) */
-	char *carry;		/* a line split between two pieces fed */
-	size_t carry_len, carry_cap;
-	bool overlong;		/* in a line past KSYM_LINE_MAX: dropped up to its end */
-	const volatile sig_atomic_t *stop;
-	size_t fed;		/* bytes fed so far: KSYM_INPUT_MAX bounds them */
-	size_t lineno;
-	size_t mod_cap;
-	uint16_t last_mod;	/* consecutive lines share a module: skip the search */
-	/* module name -> id, open addressing, at most half full: a file may name 65k */
-	uint16_t *mod_ix;
-	size_t mod_mask;
-};
 
 /* What a line holds, as spans of the input; parsing writes nothing. */
 struct line {
@@ -679,7 +582,7 @@ static int carry_add(struct parser *ps, const char *s, size_t len)
  * split between pieces is put together in the carry first. At eof (len may be
  * 0) an unterminated last line counts too.
  */
-static int parse_piece(struct parser *ps, const char *s, size_t len, bool eof)
+int ksym_parse_piece(struct parser *ps, const char *s, size_t len, bool eof)
 {
 	const char *end = s + len, *nl = NULL, *rest;
 	size_t take;
@@ -727,8 +630,8 @@ static int parse_piece(struct parser *ps, const char *s, size_t len, bool eof)
 	return carry_add(ps, rest, end - rest);
 }
 
-static void parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
-		       struct ksym_parse_stats *local)
+void ksym_parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
+		     struct ksym_parse_stats *local)
 {
 	ps->st = local;
 	if (opts && opts->sz >= offsetof(struct ksym_parse_opts, stats) + sizeof(void *) &&
@@ -756,8 +659,8 @@ static void parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
  * arena, buf (from ksym_mem_alloc(arena)) only receives the strings kept; else
  * buf is the input, its front rewritten with them.
  */
-static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, char *buf,
-				      size_t ent_hint, size_t arena)
+struct ksym_table *ksym_parse_begin(struct parser *ps, enum ksym_format fmt, char *buf,
+				    size_t ent_hint, size_t arena)
 {
 	struct ksym_table *t = calloc(1, sizeof(*t));
 
@@ -787,7 +690,7 @@ static struct ksym_table *parse_begin(struct parser *ps, enum ksym_format fmt, c
 	return t;
 }
 
-static int parse_end(struct parser *ps)
+int ksym_parse_end(struct parser *ps)
 {
 	struct ksym_table *t = ps->t;
 
@@ -825,7 +728,7 @@ static int parse_end(struct parser *ps)
 	return ksym_table__finish(t);
 }
 
-static int filters_init(struct parser *ps)
+int ksym_filters_init(struct parser *ps)
 {
 	int err = ps->prefixes ? prefixes_init(ps) : 0;
 
@@ -835,7 +738,7 @@ static int filters_init(struct parser *ps)
 }
 
 /* The filters go; the table is returned, or freed with errno set from err. */
-static struct ksym_table *parse_done(struct parser *ps, int err)
+struct ksym_table *ksym_parse_done(struct parser *ps, int err)
 {
 	free(ps->key);
 	free(ps->plen);
@@ -861,25 +764,25 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 	const char *rest;
 	int err;
 
-	parse_opts(&ps, opts, &local);
+	ksym_parse_opts(&ps, opts, &local);
 	if (len >= UINT32_MAX) {
 		free(buf);
 		errno = EFBIG;
 		return NULL;
 	}
 	/* kallsyms lines average ~44 bytes (40 for the function lists) */
-	t = parse_begin(&ps, fmt, buf, len / 40, 0);
+	t = ksym_parse_begin(&ps, fmt, buf, len / 40, 0);
 	if (!t) {
 		free(buf);
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = filters_init(&ps);
+	err = ksym_filters_init(&ps);
 	if (!err)
 		err = parse_span(&ps, buf, buf + len, true, &rest);
 	if (!err)
-		err = parse_end(&ps);
-	return parse_done(&ps, err);
+		err = ksym_parse_end(&ps);
+	return ksym_parse_done(&ps, err);
 }
 
 /*
@@ -904,20 +807,20 @@ struct ksym_feed *ksym_feed__new_fmt(enum ksym_format fmt, const struct ksym_par
 
 	if (!f)
 		return NULL;
-	parse_opts(&f->ps, opts, &f->local);
+	ksym_parse_opts(&f->ps, opts, &f->local);
 	if (f->ps.want || f->ps.prefixes) {
 		ents = f->ps.want_cnt * 2 + 1024;
 		arena = f->ps.want_cnt * 32 + (64u << 10);
 	}
 	buf = ksym_mem_alloc(arena);
 	if ((fmt != KSYM_FMT_KALLSYMS && fmt != KSYM_FMT_FUNCS_ADDRS) || !buf ||
-	    !parse_begin(&f->ps, fmt, buf, ents, arena)) {
+	    !ksym_parse_begin(&f->ps, fmt, buf, ents, arena)) {
 		ksym_mem_free(buf, arena);
 		free(f);
 		return NULL;
 	}
-	if (filters_init(&f->ps)) {
-		parse_done(&f->ps, -ENOMEM);
+	if (ksym_filters_init(&f->ps)) {
+		ksym_parse_done(&f->ps, -ENOMEM);
 		free(f);
 		return NULL;
 	}
@@ -964,266 +867,10 @@ struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err)
 	struct ksym_table *t;
 
 	if (!err)
-		err = parse_end(&f->ps);
-	t = parse_done(&f->ps, err);
+		err = ksym_parse_end(&f->ps);
+	t = ksym_parse_done(&f->ps, err);
 	err = errno;
 	free(f);
-	errno = err;
-	return t;
-}
-
-/*
- * Hand-over without wake-ups: each side naps while it has nothing to do. A
- * futex wake of a sleeping CPU is an IPI, which on a VM cost the reader ~30 us
- * a hand-over, on its critical path (measured: 5 MiB in 64 KiB pieces took
- * 2.4 ms longer than in 1 MiB pieces, 75 more hand-overs).
- * Naps double while nothing comes, up to 2 ms: where the two CPUs are one
- * underneath (an emulator's), every wake-up is taken from the reader (with
- * fixed 50 us naps, reading kallsyms took 568 ms in the project's TCG guest,
- * 290 ms with these; medians of bench-vm runs).
- */
-#define NAP_MIN_NS 50000
-#define NAP_MAX_NS 2000000
-
-static void nap(unsigned int *ns)
-{
-	struct timespec ts = { .tv_nsec = *ns };
-
-	nanosleep(&ts, NULL);
-	if (*ns < NAP_MAX_NS)
-		*ns *= 2;
-}
-
-/*
- * Every file is read through a small ring of buffers used over and over (a
- * huge page where the kernel allows it), and only the names are kept, in an
- * arena of their own: memory as large as the file would cost a fresh process
- * a fault per page (~11 us each on a VM, measured: more than parsing it). A
- * file the kernel generates as it is read (procfs, tracefs: size 0) takes it
- * tens of milliseconds to produce: a second thread reads it a chunk ahead
- * while this one parses and indexes, so the parse costs only the last chunk.
- */
-#ifndef KSYM_RING_CHUNK		/* the fuzzer's build splits lines everywhere */
-#define KSYM_RING_CHUNK (256u << 10)
-#define KSYM_RING_CHUNKS 8
-#endif
-#define RING_CHUNK KSYM_RING_CHUNK
-#define RING_CHUNKS KSYM_RING_CHUNKS
-#define RING_SIZE (RING_CHUNK * RING_CHUNKS)
-#define SINGLE_READ (RING_CHUNK < (64u << 10) ? RING_CHUNK : (64u << 10))
-
-/* What ends a read before its end: a signal's flag (the caller's), or the parser gone. */
-struct read_stop {
-	const volatile sig_atomic_t *sig;
-	const _Atomic bool *gone;
-	bool may_block;		/* a pipe or a device: a read can wait forever */
-};
-
-static bool read_stopped(const struct read_stop *rs)
-{
-	return (rs->sig && *rs->sig) ||
-	       (rs->gone && atomic_load_explicit(rs->gone, memory_order_relaxed));
-}
-
-/* a read of a pipe is waited on in slices this long, the flags looked at between */
-#define READ_SLICE_MS 20
-
-struct ring {
-	int fd;
-	char *mem;
-	size_t len[RING_CHUNKS];
-	_Atomic size_t filled;	/* chunks handed to the parser (the reader's) */
-	_Atomic size_t freed;	/* chunks given back (the parser's) */
-	_Atomic bool done;	/* no chunk after filled; err set before */
-	_Atomic bool stop;	/* the parser is gone */
-	struct read_stop rs;	/* the reader's: stop above, and the caller's */
-	int err;
-};
-
-/*
- * Up to cap bytes, fewer only at the end of the file; or -errno (-EINTR:
- * stopped). A writer that keeps a pipe open and writes nothing would hold a
- * plain read() forever, deaf to signals (the handler restarts it).
- */
-static ssize_t read_full(int fd, const struct read_stop *rs, char *buf, size_t cap)
-{
-	size_t len = 0;
-	ssize_t n;
-
-	while (len < cap) {
-		if (read_stopped(rs))
-			return -EINTR;
-		if (rs->may_block) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			int r = poll(&p, 1, READ_SLICE_MS);
-
-			if (r < 0 && errno != EINTR)
-				return -errno;
-			if (r <= 0)
-				continue;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		len += n;
-	}
-	return len;
-}
-
-static void *ring_read(void *arg)
-{
-	struct ring *r = arg;
-	unsigned int ns = NAP_MIN_NS;
-	size_t k;
-	ssize_t n;
-
-	for (k = 0;; k++, ns = NAP_MIN_NS) {
-		while (k - atomic_load_explicit(&r->freed, memory_order_acquire) == RING_CHUNKS &&
-		       !atomic_load_explicit(&r->stop, memory_order_relaxed))
-			nap(&ns);
-		if (atomic_load_explicit(&r->stop, memory_order_relaxed))
-			return NULL;
-		n = read_full(r->fd, &r->rs, r->mem + k % RING_CHUNKS * RING_CHUNK, RING_CHUNK);
-		if (n < 0)
-			r->err = n;
-		else
-			r->len[k % RING_CHUNKS] = n;
-		atomic_store_explicit(&r->filled, k + (n >= 0), memory_order_release);
-		if (n < RING_CHUNK) {
-			atomic_store_explicit(&r->done, true, memory_order_release);
-			return NULL;
-		}
-	}
-}
-
-static struct ksym_table *load_ring(struct parser *ps, enum ksym_format fmt, int fd,
-				    bool threaded, bool may_block, size_t arena_cap, size_t ent_hint)
-{
-	struct ring r = { .fd = fd, .rs = { .sig = ps->stop, .gone = &r.stop, .may_block = may_block } };
-	struct ksym_table *t;
-	uint64_t t0, t1, read_ns = 0;
-	unsigned int ns = NAP_MIN_NS;
-	size_t consumed = 0, k;
-	bool started;
-	pthread_t th;
-	ssize_t n = 0;
-	char *arena;
-	int err;
-
-	arena = ksym_mem_alloc(arena_cap);
-	r.mem = ksym_mem_alloc(RING_SIZE);
-	t = arena && r.mem ? parse_begin(ps, fmt, arena, ent_hint, arena_cap) : NULL;
-	if (!t) {
-		ksym_mem_free(arena, arena_cap);
-		ksym_mem_free(r.mem, RING_SIZE);
-		errno = ENOMEM;
-		return NULL;
-	}
-	/* the reader first: the filters are set up while it reads */
-	t0 = ksym_now_ns();
-	started = threaded && !pthread_create(&th, NULL, ring_read, &r);
-	err = filters_init(ps);
-	if (!err && !started) {
-		/*
-		 * Read here, a piece at a time: 64 KiB stays in the cache between
-		 * the read and the parse (a kallsyms load read in 256 KiB pieces
-		 * took 1.36x a raw read, in 64 KiB pieces 1.06x; measured).
-		 */
-		for (;;) {
-			t1 = ksym_now_ns();
-			n = read_full(fd, &r.rs, r.mem, SINGLE_READ);
-			read_ns += ksym_now_ns() - t1;
-			if (n <= 0)
-				break;
-			err = parse_piece(ps, r.mem, n, false);
-			if (err || n < SINGLE_READ)
-				break;
-		}
-		if (n < 0)
-			err = n;
-	}
-	while (!err && started) {
-		size_t f = atomic_load_explicit(&r.filled, memory_order_acquire);
-
-		if (f == consumed) {
-			if (!atomic_load_explicit(&r.done, memory_order_acquire)) {
-				if (ps->stop && *ps->stop) {
-					err = -EINTR;	/* the reader sees it too */
-					break;
-				}
-				nap(&ns);
-				continue;
-			}
-			/* done is set after the last chunk: look once more */
-			if (atomic_load_explicit(&r.filled, memory_order_acquire) == consumed) {
-				err = r.err;
-				read_ns = ksym_now_ns() - t0;
-				break;
-			}
-			continue;
-		}
-		ns = NAP_MIN_NS;
-		k = consumed % RING_CHUNKS;
-		err = parse_piece(ps, r.mem + k * RING_CHUNK, r.len[k], false);
-		atomic_store_explicit(&r.freed, ++consumed, memory_order_release);
-	}
-	if (started) {
-		/* done, or failed: a reader waiting for space must not wait forever */
-		atomic_store(&r.stop, true);
-		pthread_join(th, NULL);
-	}
-	if (!err)
-		err = parse_piece(ps, r.mem, 0, true);
-	ksym_mem_free(r.mem, RING_SIZE);
-	if (!err)
-		err = parse_end(ps);
-	ps->st->read_ns = read_ns;
-	ps->st->parse_ns = ksym_now_ns() - t0 - read_ns;
-	return parse_done(ps, err);
-}
-
-struct ksym_table *ksym_table__load(enum ksym_format fmt, const char *path,
-				    const struct ksym_parse_opts *opts)
-{
-	struct ksym_parse_stats local;
-	struct parser ps = {};
-	size_t arena, ents;
-	struct ksym_table *t;
-	bool generated;
-	struct stat st;
-	int err, fd;
-
-	parse_opts(&ps, opts, &local);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		err = errno;
-		if (fd >= 0)
-			close(fd);
-		errno = err;
-		return NULL;
-	}
-	/* generated as read (size 0), or a pipe: worth a reader of its own */
-	generated = (S_ISREG(st.st_mode) && !st.st_size) || S_ISFIFO(st.st_mode);
-	/*
-	 * Sizes to start from: names are about half of a kallsyms line (~44
-	 * bytes); a generated kallsyms is a few MiB, and an index sized for
-	 * ~100k entries takes a 165k-symbol one without growing.
-	 */
-	ents = (generated ? (4u << 20) : (size_t)st.st_size) / 40;
-	arena = (generated ? (4u << 20) : (size_t)st.st_size) / 2 + (64u << 10);
-	if (ps.want || ps.prefixes) {
-		/* kernel names average ~25 bytes; a prefix keeps few */
-		ents = ps.want_cnt * 2 + 1024;
-		arena = ps.want_cnt * 32 + (64u << 10);
-	}
-	t = load_ring(&ps, fmt, fd, generated && sysconf(_SC_NPROCESSORS_ONLN) > 1,
-		      S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode), arena, ents);
-	err = errno;
-	close(fd);
 	errno = err;
 	return t;
 }
