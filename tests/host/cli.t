@@ -96,7 +96,7 @@ err "an empty kallsyms file" 1 "$tmp/empty: no symbols in it" "$K" sym vfs_read 
 err "a kallsyms file of garbage only" 1 "$tmp/garbage: no symbols in it (only malformed lines)" \
 	"$K" -l -p 'vfs_*' --kallsyms "$tmp/garbage"
 "$K" sym vfs_read --kallsyms "$D/6.1/kallsyms" > /dev/null 2> "$tmp/err"
-is "$(cat "$tmp/err")" "ksymattach: warning: no function list given for $D/6.1/kallsyms (--funcs-addrs, --funcs); using $D/6.1/kallsyms text symbols, traceability unknown" \
+is "$?:$(cat "$tmp/err")" "0:ksymattach: warning: no function list given for $D/6.1/kallsyms (--funcs-addrs, --funcs); using $D/6.1/kallsyms text symbols, traceability unknown" \
 	"a symbol file without its function list: traceability unknown, not this kernel's lists"
 err "attach from a symbol file without its function list" 1 \
 	"no function list given for $D/6.1/kallsyms (--funcs-addrs, --funcs)" \
@@ -117,6 +117,7 @@ is "$("$K" sym vfs_read --kallsyms "$D/6.12/kallsyms" -o json 2>/dev/null | json
 # Prometheus: same-named statics are one series (18 type_show in 6.12), and the
 # whole exposition passes promtool, histograms included.
 "$K" -l -m session -o prom -p 'type_show' --funcs-addrs "$A612" > "$tmp/prom.txt"
+is "$?" 0 "prom: the listing succeeds"
 is "$(grep -c '^ksymattach_function_calls_total{function="type_show",module=""}' "$tmp/prom.txt")" 1 \
 	"prom: same-named functions are one series"
 if out=$(promtool check metrics < "$tmp/prom.txt" 2>&1); then ok "prom: promtool check metrics passes"

@@ -111,8 +111,14 @@ if need systemd-analyze systemd; then
 		nok "both units: the same directories and sandbox ($(tr '\n' ' ' < "$tmp/diff"))"
 	fi
 	# bpf and perf_event_open are outside @system-service: named on their own.
+	ssf=$(systemd-analyze syscall-filter @system-service 2>&1)
+	if [ $? -eq 0 ] && grep -qx "    @basic-io" <<< "$ssf"; then
+		ok "systemd-analyze lists @system-service"
+	else
+		nok "systemd-analyze lists @system-service ($(head -n1 <<< "$ssf"))"
+	fi
 	for sc in bpf perf_event_open; do
-		if systemd-analyze syscall-filter @system-service 2> /dev/null | grep -qx "    $sc"; then
+		if grep -qx "    $sc" <<< "$ssf"; then
 			nok "$sc is not in @system-service (it is listed there now: drop it from the filter line)"
 		else
 			ok "$sc is not in @system-service"
@@ -120,7 +126,9 @@ if need systemd-analyze systemd; then
 	done
 fi
 # Documentation=man:X(N): each page is in the tree.
-for page in $(sed -n 's/^Documentation=//p' "$S"/*.service | tr ' ' '\n' | sed -n 's/^man:\(.*\)(\([0-9]\))$/\1.\2/p' | sort -u); do
+pages=$(sed -n 's/^Documentation=//p' "$S"/*.service | tr ' ' '\n' | sed -n 's/^man:\(.*\)(\([0-9]\))$/\1.\2/p' | sort -u)
+if [ -n "$pages" ]; then ok "the units name their man pages"; else nok "the units name their man pages (Documentation=man:...)"; fi
+for page in $pages; do
 	if [ -f "$top/man/$page" ]; then ok "man page $page exists"; else nok "man page $page exists (man/$page)"; fi
 done
 
@@ -206,6 +214,7 @@ EOF
 	chmod +x "$tmp/bin/ksymattach"
 	cat > "$tmp/time.bash" << 'EOF'
 source "$1"; source "$2"
+declare -F _ksymattach > /dev/null || exit 1
 t0=$EPOCHREALTIME
 for i in {1..20}; do
 	COMP_WORDS=(ksymattach -p vfs_re); COMP_CWORD=2; COMP_LINE='ksymattach -p vfs_re'; COMP_POINT=${#COMP_LINE}

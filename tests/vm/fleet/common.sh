@@ -24,7 +24,15 @@ diag() { { systemctl status "$1" --no-pager -l; journalctl -b -u "$1" --no-pager
 # The ids of the kprobe.multi links (bpftool's first line of a link: "ID: TYPE ...";
 # newer bpftools add indented detail lines, function names among them, which hold
 # no "ID:").
-link_ids() { bpftool link show 2>/dev/null | awk -F: '/^[0-9]+: +kprobe_multi/ { print $1 }' | sort; }
+# (a line saying bpftool failed where it did: counted, it is no "no link")
+link_ids() {
+	_o=$(bpftool link show 2>&1) || { echo "bpftool failed: $_o" | head -n1; return 1; }
+	echo "$_o" | awk -F: '/^[0-9]+: +kprobe_multi/ { print $1 }' | sort
+}
+kprobe_links() {
+	_o=$(bpftool link show 2>&1) || { echo "bpftool failed: $_o" | head -n1; return 1; }
+	echo "$_o" | grep -c '^[0-9]*: *perf_event'
+}
 calls_of() { grep -o "\"name\":\"$1\",\"module\":null,\"calls\":[0-9]*" "$2" | sed 's/.*://' | head -n1; }
 
 # Whether the kernel has kprobe.multi, asked of the kernel, not of its version nor of

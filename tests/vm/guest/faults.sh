@@ -169,7 +169,8 @@ conf() { printf 'interval = 1s\njson_dir = %s\nprom_file = %s/k.prom\n' $D $D > 
 	 for p in "$@"; do echo "pattern = $p" >> $D/k.conf; done; }
 # links, or kprobes given the program by ioctl (a kernel without perf links)
 links() {
-	_n=$(bpftool link show 2>/dev/null | grep -c '^[0-9]*:')
+	_n=$(links_left)
+	case $_n in *failed*) echo -1; return ;; esac
 	[ "$_n" -gt 0 ] || _n=$(kprobes_attached)
 	echo "$_n"
 }
@@ -197,4 +198,4 @@ mount -t tracefs nodev /sys/kernel/tracing
 kill -TERM $dp; wait $dp; rc=$?
 is "$rc" 0 "daemon after faults: exit 0 on SIGTERM"
 grep -v '^ksymattach: start' $D/d.err | head -n 6 | sed 's/^/# /'
-is "$(links)" 0 "daemon after faults: no link left"
+is "$(probes_left)" 0 "daemon after faults: no link left"

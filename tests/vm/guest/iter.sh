@@ -14,9 +14,10 @@ check "iterator: the whole table is /proc/kallsyms' ($(wc -l < $O/ka.sorted) sym
 # filtered in the kernel (two-byte prefixes, a one-byte one, exact names with and
 # without a module) as the text parse filters the file
 set -- -t -n schedule -n 9pnet:p9_client_read -n vfs_read vfs_ e __x64_sys_
-$D "$@" > $O/it.f; $D -k "$@" > $O/ka.f
+$D "$@" > $O/it.f; r1=$?
+$D -k "$@" > $O/ka.f; r2=$?
 check "iterator: filtered as the text parse filters ($(wc -l < $O/ka.f) symbols)" \
-	cmp -s $O/ka.f $O/it.f
+	sh -c "[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s $O/ka.f ] && cmp -s $O/ka.f $O/it.f"
 check "iterator: the filter keeps module symbols" grep -q 'p9_client_read	\[9pnet\]' $O/it.f
 else
 	skip "iterator: the whole table and filtered reads are /proc/kallsyms'" "$no_iter"
@@ -28,14 +29,18 @@ tails='	\[\(bpf\|__builtin__.*\)\]$'
 if has_kmem; then
 $D -m -t > $O/km.all 2> $O/km.err
 is "$?" 0 "kmem: the whole text table read ($(head -c 200 $O/km.err))"
-grep -v "$tails" $O/km.all | cmp -s - $O/km.all
-is "$?" 0 "kmem: no trampoline or BPF program in it"
-$D -k -t | grep -v "$tails" > $O/ka.text
+check "kmem: no trampoline or BPF program in it" \
+	sh -c "[ -s $O/km.all ] && ! grep -q '$tails' $O/km.all"
+$D -k -t > $O/ka.raw; r=$?
+grep -v "$tails" $O/ka.raw > $O/ka.text
 check "kmem: the text table is /proc/kallsyms' ($(wc -l < $O/ka.text) symbols, modules cased by export)" \
-	cmp -s $O/ka.text $O/km.all
+	sh -c "[ $r -eq 0 ] && [ -s $O/ka.text ] && cmp -s $O/ka.text $O/km.all"
 set -- -t -n schedule -n 9pnet:p9_client_read -n vfs_read vfs_ e __x64_sys_
-$D -m "$@" > $O/km.f; $D -k "$@" | grep -v "$tails" > $O/ka.f
-check "kmem: filtered as the text parse filters ($(wc -l < $O/ka.f) symbols)" cmp -s $O/ka.f $O/km.f
+$D -m "$@" > $O/km.f; r1=$?
+$D -k "$@" > $O/ka.raw; r2=$?
+grep -v "$tails" $O/ka.raw > $O/ka.f
+check "kmem: filtered as the text parse filters ($(wc -l < $O/ka.f) symbols)" \
+	sh -c "[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s $O/ka.f ] && cmp -s $O/ka.f $O/km.f"
 check "kmem: the filter keeps module symbols" grep -q 'p9_client_read	\[9pnet\]' $O/km.f
 else
 	skip "kmem: the whole text table and filtered reads are /proc/kallsyms'" "$no_kmem"
@@ -86,10 +91,13 @@ same_listing "module restrictions" -p '9pnet:p9_*' -p ':vfs_read*'
 same_listing "exact names" -p schedule -p vfs_read -p p9_client_read
 
 # fallbacks: one verbose line, the same answer; --source iter: one error line
-$K -l -p 'vfs_*' --no-cache --source kallsyms 2>/dev/null | sed '$d' > $O/fb.want
+$K -l -p 'vfs_*' --no-cache --source kallsyms > $O/fb.raw 2>/dev/null; wrc=$?
+sed '$d' $O/fb.raw > $O/fb.want
 fallback() { # DESC EXPECT KMEM-EXPECT
-	$K -l -p 'vfs_*' --no-cache -v 2> $O/fb.err | sed '$d' > $O/fb.got
-	if cmp -s $O/fb.want $O/fb.got && grep -q "ksym BPF iterator: $2.*; reading /proc/kallsyms" $O/fb.err; then
+	$K -l -p 'vfs_*' --no-cache -v > $O/fb.raw 2> $O/fb.err; rc=$?
+	sed '$d' $O/fb.raw > $O/fb.got
+	if [ $wrc -eq 0 ] && [ $rc -eq 0 ] && [ -s $O/fb.want ] && cmp -s $O/fb.want $O/fb.got &&
+	   grep -q "ksym BPF iterator: $2.*; reading /proc/kallsyms" $O/fb.err; then
 		ok "fallback to /proc/kallsyms: $1"
 	else
 		not_ok "fallback to /proc/kallsyms: $1 ($(head -c 300 $O/fb.err))"
@@ -98,7 +106,7 @@ fallback() { # DESC EXPECT KMEM-EXPECT
 	# kmem reads struct module's layout from the same BTF: it went first
 	check "kmem said why it was not used ($1)" grep -q "kernel's symbol table in memory: .*$3.*; trying the ksym BPF iterator" $O/fb.err
 	$K -l -p 'vfs_*' --no-cache 2> $O/fb.err > /dev/null
-	is "$(cat $O/fb.err)" "" "fallback without -v: silent ($1)"
+	is "$?:$(cat $O/fb.err)" "0:" "fallback without -v: silent, and it succeeds ($1)"
 	one_line_error "--source iter: $1" "ksym BPF iterator: $2" $K -l -p 'vfs_*' --no-cache --source iter
 }
 mount -t tmpfs none /sys/kernel/btf
@@ -119,12 +127,16 @@ su -s /bin/sh nobody -c "$D -m -t vfs_" > /dev/null 2> $O/np.err
 check "kmem unprivileged: refused, said ($(cat $O/np.err))" grep -q 'ermission denied\|not permitted' $O/np.err
 
 # kernel.kptr_restrict=2: /proc/kallsyms shows zeros even to root, kcore and the iterator not
-$K -l -p 'vfs_*' -p '9pnet:p9_client_*' --no-cache --source kallsyms 2>/dev/null | sed '$d' > $O/kr.want
+$K -l -p 'vfs_*' -p '9pnet:p9_client_*' --no-cache --source kallsyms > $O/kr.raw 2>/dev/null
+wrc=$?
+sed '$d' $O/kr.raw > $O/kr.want
 echo 2 > /proc/sys/kernel/kptr_restrict
 for src in kmem iter; do
-	$K -l -p 'vfs_*' -p '9pnet:p9_client_*' --no-cache --source $src 2> $O/kr.err | sed '$d' > $O/kr.got
+	$K -l -p 'vfs_*' -p '9pnet:p9_client_*' --no-cache --source $src > $O/kr.raw 2> $O/kr.err
+	rc=$?
+	sed '$d' $O/kr.raw > $O/kr.got
 	check "kptr_restrict=2: $src lists what /proc/kallsyms did ($(head -c 200 $O/kr.err))" \
-		cmp -s $O/kr.want $O/kr.got
+		sh -c "[ $wrc -eq 0 ] && [ $rc -eq 0 ] && [ -s $O/kr.want ] && cmp -s $O/kr.want $O/kr.got"
 done
 $K -p vfs_read -d 1 -o json --no-cache > $O/kr.json 2> $O/kr.err
 is "$(json_int attached $O/kr.json)" 1 "kptr_restrict=2: vfs_read attached ($(head -c 200 $O/kr.err))"

@@ -16,6 +16,7 @@ else
 fi
 $K -p 'vfs_*' --no-cache -o json > $O/ld-none.json 2> /dev/null
 echo integrity > $ld
+check "lockdown=integrity is in force" grep -q '\[integrity\]' $ld
 rm -rf /run/ksymattach
 $K -p 'vfs_*' -o json > $O/ld-int.json 2> $O/ld-int.err
 rc=$?
@@ -57,6 +58,9 @@ if [ $multi = 1 ]; then
 	check "lockdown=confidentiality, this boot's lists given: kprobe.multi attaches ($(json_int attached $O/ld-lists.json))" \
 		sh -c "[ $rc -eq 0 ] && [ '$(json_int attached $O/ld-lists.json)' -ge 10 ]"
 	kp="--fallback kprobe"
+else
+	skip "lockdown=confidentiality, warm and lists given: kprobe.multi attaches" \
+		"this kernel has no kprobe.multi"
 fi
 # classic kprobes it refuses (6.1's only kind)
 $K -p 'vfs_*' $lists ${kp:-} --no-cache > $O/ld-kp.out 2> $O/ld-kp.err

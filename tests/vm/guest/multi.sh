@@ -17,9 +17,12 @@ check "the first run keeps what vfs_* matched, not a whole table" sh -c \
 # a run that reads the whole table keeps it (read fresh from the kernel's table
 # and checked in kcore, the cache says kallsyms+kcore: what it was filled from)
 $K -l -p '*' > /dev/null
-is "$($K -l -p '*' | tail -n 1)" "$($K -l -p '*' --no-cache | tail -n 1 |
+$K -l -p '*' > $O/whole.warm; r1=$?
+$K -l -p '*' --no-cache > $O/whole.cold; r2=$?
+is "$r1:$r2:$(tail -n 1 $O/whole.warm)" "0:0:$(tail -n 1 $O/whole.cold |
 	sed -E 's/\((kmem|iter)\+kcore/(kallsyms+kcore/; s/\)$/, cached)/')" \
 	"the cache a whole-table run wrote lists every traceable function"
+check "the whole-table listing says how many it matched" grep -q '^[1-9][0-9]* functions matched' $O/whole.cold
 $K -v -p 'vfs_*' -o json > $O/attach1.json 2> $O/attach1.err
 check "second run attaches from the cache (what vfs_* matched, kept apart)" sh -c \
 	"grep -q '\"cached\":true' $O/attach1.json && grep -q 'what these patterns matched before' $O/attach1.err"
