@@ -22,7 +22,7 @@ succeeds() {
 need() {
 	command -v "$1" > /dev/null && return 0
 	if [ "${KSA_DIST_SKIP_MISSING:-0}" = 1 ]; then
-		n=$((n + 1)); echo "ok $n # skip $1 is not installed (Debian package $2)"
+		n=$((n + 1)); echo "ok $n - $1 is installed # SKIP not installed (Debian package $2)"
 	else
 		nok "$1 is not installed (Debian package $2, in the Makefile's DEPS)"
 	fi

@@ -204,7 +204,8 @@ check "upgrade: the edited config is kept" grep -q '^pattern = ksys_\*' $CONF
 check "upgrade: the new version is installed" sh -c "dpkg-query -W -f='\${Version}' ksymattach | grep -q '+1\$'"
 check "upgrade: the daemon runs again" wait_until 60 systemctl is-active --quiet ksymattach.service
 pid2=$(systemctl show -p MainPID --value ksymattach.service)
-check "upgrade: the daemon was restarted ($pid1 -> $pid2)" [ "$pid1" != "$pid2" ]
+check "upgrade: the daemon was restarted ($pid1 -> $pid2)" \
+	sh -c "[ '$pid1' != 0 ] && [ '$pid2' != 0 ] && [ '$pid1' != '$pid2' ]"
 # For the second boot (again.sh): the boot unit's config as it was, and this
 # build's cache, written by the boot unit's cold run, handed over as configuration
 # management would: exported, removed, dropped in the import directory.

@@ -9,6 +9,7 @@ pid=$!
 check "session: announces it is attached" wait_for $O/sess.err 60 'attached'
 dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 kill -INT $pid; wait $pid
+is "$?" 130 "session: SIGINT ends it, 130"
 calls=$(json_int calls $O/sess.json); rets=$(json_int returns $O/sess.json)
 ge "$calls" $N "session: vfs_read calls >= $N reads"
 check "session: returns match calls ($rets of $calls)" \
@@ -33,6 +34,7 @@ pid=$!
 check "link per function: attached" wait_for $O/lpf.err 120 'attached'
 is "$(bpftool link show | grep -c kprobe_multi)" "$want" "link per function: $want links while attached"
 kill -INT $pid; wait $pid
+is "$?" 130 "link per function: SIGINT ends it, 130"
 is "$(json_int links $O/lpf.json)" "$want" "link per function: the report counts $want links"
 is "$(probes_left)" 0 "link per function: none left after exit"
 $K -p 'vfs_*' --batch 10 -o json > $O/batch.json

@@ -22,6 +22,7 @@ check "fallback: warns it uses classic kprobes" grep -q 'no kprobe.multi; attach
 is "$(kprobes_attached)" 2 "fallback: two kprobes with the program while attached"
 dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 kill -INT $pid; wait $pid
+is "$?" 130 "fallback: SIGINT ends it, 130"
 check "fallback: reported as such" grep -q '"fallback":true' $O/fb.json
 ge "$(json_hits vfs_read $O/fb.json)" $N "fallback: vfs_read hits >= $N reads"
 ge "$(json_hits vfs_write $O/fb.json)" $N "fallback: vfs_write hits >= $N writes"
@@ -39,6 +40,7 @@ for r in kernel libbpf; do
 	is "$(kprobes_attached)" 2 "-r $r: two kprobes with the program while attached"
 	dd if=/dev/zero of=/dev/null bs=1 count=$N 2>/dev/null
 	kill -INT $pid; wait $pid
+	is "$?" 130 "-r $r: SIGINT ends it, 130"
 	ge "$(json_hits vfs_read $O/fb-$r.json)" $N "-r $r: vfs_read hits >= $N reads"
 	is "$(probes_left)" 0 "-r $r: no link left after exit"
 	# by name: the kprobe's name in config1, no address in config2 (ksym: the reverse)

@@ -100,3 +100,4 @@ else
 	skip "vfs_* while traced: kmem lists what kallsyms does" "no kallsyms in VMCOREINFO (Linux 6.0)"
 fi
 kill -INT $pid; wait $pid
+is "$?" 130 "the tracer: SIGINT ends it, 130"
