@@ -19,46 +19,6 @@
 
 #include "ksym_db.h"
 
-int ksym_db_fail(struct ksym_db *db, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(db->err, sizeof(db->err), fmt, ap);
-	va_end(ap);
-	return err < 0 ? err : -err;
-}
-
-/* One line to the caller's function, else to stderr behind prefix. */
-static void say(void (*fn)(const char *), const char *prefix, const char *fmt, va_list ap)
-{
-	char msg[400];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (fn)
-		fn(msg);
-	else
-		fprintf(stderr, "%s%s\n", prefix, msg);
-}
-
-void ksym_db_warn(const struct ksym_db *db, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say(db->opts.warn, "ksym: warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void ksym_db_note(const struct ksym_db *db, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say(db->opts.note, "ksym: ", fmt, ap);
-	va_end(ap);
-}
-
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 {
 	struct ksym_db *db = calloc(1, sizeof(*db));
@@ -136,35 +96,9 @@ const char *ksym_db__funcs_source(const struct ksym_db *db)
 	return ksym_origin__label(db->origin);
 }
 
-/* FUNCS loaded, from o through tier t: and how a function's site is found in them. */
-void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t)
-{
-	db->origin = o;
-	db->tier = t;
-	db->check.syms = db->funcs;
-	db->check.kcore = db->kcore;
-	db->check.no_trampolines = db->reader == KSYM_READ_KMEM;
-	db->check.anchors = db->anchors;
-}
-
 uint64_t ksym_db__phase_ns(const struct ksym_db *db, enum ksym_phase ph)
 {
 	return ph < KSYM_PH_CNT ? db->phase_ns[ph] : 0;
-}
-
-/*
- * sym's site as the check finds it. A rebased site not where the build cache
- * said costs the file (the first is worth a word), and -ESTALE tells the
- * caller to load again, cold.
- */
-int ksym_db_site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
-		     uint64_t *loc)
-{
-	int ret = ksym_site__loc(c, sym, loc);
-
-	if (ret == -ESTALE && !db->rebase_bad++)
-		ksym_db_build_invalidate(db, sym->name);
-	return ret;
 }
 
 int ksym_db__ftrace_loc(struct ksym_db *db, const struct ksym *sym, uint64_t *loc)

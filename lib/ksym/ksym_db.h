@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * struct ksym_db, shared by the files of the load: the coordinator
- * (ksym_db.c), the sources (ksym_syms.c, ksym_src_*.c), the cache tiers
- * (ksym_tier_*.c), the patterns' filter (ksym_patterns.c) and the flush
- * (ksym_flush.c). Nothing outside them sees it.
+ * struct ksym_db, shared by the files of the load. Each depends only on
+ * those after it: the walk of matches (ksym_match.c), the coordinator
+ * (ksym_db.c), the flush (ksym_flush.c), the sources (ksym_src_*.c), the
+ * build tier (ksym_tier_build.c), the kernel's symbols (ksym_syms.c), the
+ * /run tier (ksym_tier_run.c), the patterns' filter (ksym_patterns.c), and
+ * the state they all write (ksym_state.c). Nothing outside them sees it.
  */
 #ifndef KSYM_DB_H
 #define KSYM_DB_H
@@ -117,19 +119,18 @@ extern const struct ksym_source ksym_tier_run, ksym_tier_build;
 extern const struct ksym_source ksym_src_ftrace, ksym_src_kcore, ksym_src_tracefs, ksym_src_file,
 	ksym_src_unknown;
 
-/* ksym_db.c: the load's words and state */
+/* ksym_state.c: the load's words and state */
 /* db->err set, and -err returned: the load's error */
 int ksym_db_fail(struct ksym_db *db, int err, const char *fmt, ...);
 /* one line to opts.warn or opts.note, else to stderr */
 void ksym_db_warn(const struct ksym_db *db, const char *fmt, ...);
 void ksym_db_note(const struct ksym_db *db, const char *fmt, ...);
-/* what the db holds freed, the caches it built written first (the db stays) */
-void ksym_db_release(struct ksym_db *db);
 /* FUNCS loaded, from o through tier t */
 void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t);
-/* sym's site found by c; a build cache found wrong is invalidated */
-int ksym_db_site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
-		     uint64_t *loc);
+
+/* ksym_db.c */
+/* what the db holds freed, the caches it built written first (the db stays) */
+void ksym_db_release(struct ksym_db *db);
 /* the error a plan's refusal stands for */
 int ksym_db_refuse(struct ksym_db *db, enum ksym_refusal r);
 
@@ -197,6 +198,9 @@ void ksym_db_build_store(struct ksym_db *db, const struct ksym_table *checked,
 			 const uint64_t anchors[KSYM_ANCHOR_CNT], uint64_t modules_hash, bool share);
 /* the file used found wrong (at the function why): removed, with its pattern sets */
 void ksym_db_build_invalidate(struct ksym_db *db, const char *why);
+/* sym's site found by c; a build cache found wrong is invalidated (-ESTALE) */
+int ksym_db_site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
+		     uint64_t *loc);
 
 /* ksym_src_tracefs.c */
 /* where tracefs is: 0, -EACCES (db->tracefs_denied) or -ENOENT */

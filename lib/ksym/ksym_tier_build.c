@@ -400,6 +400,21 @@ void ksym_db_build_invalidate(struct ksym_db *db, const char *why)
 	remove_matches(db, &db->layout);
 }
 
+/*
+ * sym's site as the check finds it. A rebased site not where the build cache
+ * said costs the file (the first is worth a word), and -ESTALE tells the
+ * caller to load again, cold.
+ */
+int ksym_db_site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
+		     uint64_t *loc)
+{
+	int ret = ksym_site__loc(c, sym, loc);
+
+	if (ret == -ESTALE && !db->rebase_bad++)
+		ksym_db_build_invalidate(db, sym->name);
+	return ret;
+}
+
 static int build_load(struct ksym_db *db, const struct ksym_plan_step *s)
 {
 	(void)s;
