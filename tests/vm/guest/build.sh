@@ -225,13 +225,14 @@ c)
 	check "kptr_restrict=2: no build cache written (module bases unknown)" sh -c \
 		"grep -q '\"attached\":1' $O/c-kr-none.out && ! ls $D/build-* > /dev/null 2>&1"
 	echo 0 > /proc/sys/kernel/kptr_restrict
-	$K cache import $O/pre-kr.ksym
+	check "kptr_restrict=2 done: the build cache imported back" sh -c "$K cache import $O/pre-kr.ksym > /dev/null"
 	# what a damaged, foreign, unsafe or forged file does: ignored or refused and
 	# removed, the run right and cold, the file written anew
 	f=$D/$(ls $D | grep '^build-' | head -n1)
 	cp $O/6.12.ksym $O/good.ksym
 	for how in flip truncate owner mode symlink other forged; do
-		rm -rf $D; $K cache import $O/good.ksym
+		rm -rf $D
+		check "build cache $how: a good file imported first" sh -c "$K cache import $O/good.ksym > /dev/null"
 		case $how in
 		flip) printf '\377' | dd of=$f bs=1 seek=$(($(wc -c < $f) / 2)) conv=notrunc 2>/dev/null ;;
 		truncate) head -c $(($(wc -c < $f) / 3)) $O/good.ksym > $f ;;
