@@ -14,6 +14,7 @@
 #include <linux/btf.h>
 
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 #define BTF_MAX (64u << 20)

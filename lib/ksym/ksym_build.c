@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 
 #define BUILD_MAGIC "KSYMBLD1"
 #define BUILD_VERSION 3	/* 2: anchors + 1 (_stext is at _text); 3: mod_btf */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
 #define CACHE_VERSION 12	/* 10: the resolve section; 11: its records packed, names

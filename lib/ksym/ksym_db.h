@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 #include "ksym_plan.h"
 #include "ksym_site.h"
 

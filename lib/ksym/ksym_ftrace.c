@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 #include "ksym_site.h"
 
 #define PAGES_MAX 65536		/* groups of records: ~200 in a 2026 kernel with its modules */

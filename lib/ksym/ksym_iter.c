@@ -26,6 +26,7 @@
 #include <linux/btf.h>
 
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 
 /* What the program needs to know of the running kernel: struct kallsym_iter's fields. */
 enum { F_POS, F_VALUE, F_TYPE, F_NAME, F_MODULE, F_EXPORTED, F_CNT };

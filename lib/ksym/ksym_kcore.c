@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 
 #define KCORE_WIN 4096
 #define KCORE_MAX_SEGS 64

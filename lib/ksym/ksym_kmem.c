@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 
 #define SYMS_MAX (4u << 20)	/* kallsyms_num_syms: a 2026 distribution kernel has ~160k */
 #define NAMES_MAX (256u << 20)	/* the compressed names: ~2 MB there */

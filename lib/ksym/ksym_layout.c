@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 
 /* The GNU build ID among the ELF notes in buf (the kernel's notes sections). */
 static int find_build_id(const char *buf, size_t len, uint8_t *id, uint8_t *id_len)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 
 /* far above any module's: the largest (amdgpu, xfs) have some 30k symbols */
 #define MOD_SYMS_MAX (1u << 20)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 
 /* The newest first: builds booted lately are the ones booted again. */
 struct aged {

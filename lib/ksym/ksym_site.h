@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 
 /* x86-64's ENDBR64: a site is at a function's entry, or this far past it. */
 #define KSYM_ENDBR_LEN 4

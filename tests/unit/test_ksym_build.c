@@ -27,6 +27,7 @@
 
 #include <ksym/ksym.h>
 #include "ksym_internal.h"
+#include "ksym_build.h"
 #include "helpers.h"
 
 static char dir[] = "/tmp/ksym-build-test.XXXXXX";

@@ -21,6 +21,7 @@
 
 #include <ksym/ksym.h>
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 #include "kmem_image.h"
 
 #define IMG_LEN (64u << 10)

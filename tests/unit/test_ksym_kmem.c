@@ -23,6 +23,7 @@
 
 #include <ksym/ksym.h>
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 #include "kmem_image.h"
 
 #define TEXT (KIMG_STEXT - 0x1000)	/* _text: the head code before _stext; the relative base */

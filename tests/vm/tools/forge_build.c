@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ksym_internal.h"
+#include "ksym_build.h"
 
 int main(int argc, char **argv)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ksym_internal.h"
+#include "ksym_kmem.h"
 
 static int dump(struct ksym_kcore *kc, const struct ksym_mod_btf *b, const char *mod)
 {
