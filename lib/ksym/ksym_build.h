@@ -47,7 +47,6 @@ struct ksym_layout {
 int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc);
 /* The same from /proc/modules' text as read already (one read where a run needs both). */
 int ksym_layout__live_from(struct ksym_layout *l, const struct ksym_kcore *kc, const char *modules);
-int ksym_cache__live_key_from(struct ksym_cache_key *key, const char *source, const char *modules);
 /* The GNU build ID of an ELF notes file (/sys/kernel/notes, a module's note). */
 int ksym_build_id_file(const char *path, uint8_t *id, uint8_t *id_len);
 /* Where kcore maps the kernel image from: _text; 0 unknown. */

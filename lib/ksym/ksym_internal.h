@@ -370,6 +370,8 @@ struct stat;
 char *ksym_cache_map(const char *dir, const char *name, size_t min, struct stat *st,
 		     bool populate, bool writable);
 int ksym_cache_dir(const char *dir);
+/* The running kernel's cache key, from /proc/modules' text as read already. */
+int ksym_cache__live_key_from(struct ksym_cache_key *key, const char *source, const char *modules);
 /* Written whole or not at all (a temporary renamed); in a cache directory. */
 int ksym_cache_write(const char *dir, const char *name, const void *hdr, size_t hlen,
 		     const void *pay, size_t plen);

@@ -27,14 +27,8 @@ static void __attribute__((destructor)) cleanup(void)
 /* The run's file name in dir, from buf (which goes). */
 static void write_input(const char *name, char *buf, size_t size)
 {
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write_all(fd, buf, size))
+	if (ksym_file_write(dir, name, buf, size))
 		abort();
-	close(fd);
 	free(buf);
 }
 
