@@ -4,9 +4,10 @@
  * name index, strings), mapped read-only and used in place: a warm start costs
  * an open, an mmap and one checksum pass, no parsing. After the table comes a
  * resolve section (ksym_resolve.c), from which a list of names is resolved
- * without the table.
+ * without the table. A list's answers, as a later run of the same list wants
+ * them, are a file of their own (at the end here). The key is
+ * ksym_cache_key.c's, and ksym_write.c writes the files.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
