@@ -205,7 +205,7 @@ static void write_input(const uint8_t *data, size_t size)
 		memcpy(h.id, la.id, KSYM_BUILD_ID_MAX);
 		h.id_len = la.id_len;
 		h.payload_sum = ksym_sum64(buf + sizeof(h), size - sizeof(h));
-		h.hdr_sum = build_hdr_sum(&h);
+		h.hdr_sum = ksym_build_hdr_sum(&h);
 		memcpy(buf, &h, sizeof(h));
 	}
 	/* what an import would take: then every answer must hold its name too */
