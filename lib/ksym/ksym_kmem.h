@@ -83,6 +83,13 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
  * kcore's own errors.
  */
 struct ksym_table *ksym_kmem__load(struct ksym_kcore *kc, const struct ksym_parse_opts *opts);
+/*
+ * Each loaded module's text symbols into f, in the list's order (ksym_kmem_mods.c);
+ * heads: every vmlinux symbol called "modules", the list's head among them.
+ * -ESTALE: the list changed under the walk.
+ */
+int ksym_kmem__modules(struct ksym_kcore *kc, const uint64_t *heads, size_t cnt,
+		       struct ksym_feed *f, const volatile sig_atomic_t *stop);
 
 /*
  * The same, and the addresses of vmlinux's variables named in vars (names of
