@@ -175,6 +175,30 @@ static inline const char *ksym_ent_mod(const struct ksym_table *t, const struct 
 	return e->mod ? t->buf + t->mods[e->mod - 1] : NULL;
 }
 
+/* Entries a and b in address order, ties by index: every sort gives one order. */
+static inline int ksym_addr_cmp(const struct ksym_table *t, uint32_t a, uint32_t b)
+{
+	uint64_t x = ksym_ent_addr(t, &t->ents[a]), y = ksym_ent_addr(t, &t->ents[b]);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The entry e as a struct ksym. */
+static inline void ksym_fill(const struct ksym_table *t, const struct ksym_ent *e, struct ksym *out)
+{
+	out->addr = ksym_ent_addr(t, e);
+	out->size = e->size;
+	out->name = ksym_ent_name(t, e);
+	out->module = ksym_ent_mod(t, e);
+	out->type = e->type;
+	out->flags = ksym_ent_flags(t, e);
+}
+
+/* The table's address keys, built at the first lookup by address (ksym.c). */
+const struct ksym_akeys *ksym_akeys_get(const struct ksym_table *t);
+
 /* A function's kallsyms type: t/T, or w/W for a weak one. */
 static inline bool ksym_type_is_text(char type)
 {
