@@ -346,10 +346,10 @@ static inline uint32_t ksym_fold32(uint64_t x)
 }
 
 /*
- * A cache file's resolve section (ksym_resolve.c): planned for a table (sizes,
- * record order, name prefixes), then written into len zeroed bytes; the first
- * head_len of them are for the caller to check whole, the records check
- * themselves as they are read.
+ * A cache file's resolve section: planned for a table (sizes, record order,
+ * name prefixes), then written into len zeroed bytes (ksym_res_write.c); the
+ * first head_len of them are for the caller to check whole, the records check
+ * themselves as they are read (ksym_resolve.c).
  */
 struct res_layout;
 
