@@ -105,10 +105,10 @@ bool ksym_build_check(const char *map, size_t len, struct build_view *v, bool st
 		return false;
 	ml = h->mod_cnt * sizeof(struct build_mod);
 	el = h->cnt * sizeof(struct ksym_ent);
-	xl = align8(h->mod_cnt * sizeof(uint32_t));
+	xl = ksym_align8(h->mod_cnt * sizeof(uint32_t));
 	sl = h->nslots * sizeof(struct ksym_slot);
-	dl = align8(h->cnt * sizeof(uint32_t));
-	need = sizeof(*h) + ml + el + xl + sl + dl + align8(h->buf_len);
+	dl = ksym_align8(h->cnt * sizeof(uint32_t));
+	need = sizeof(*h) + ml + el + xl + sl + dl + ksym_align8(h->buf_len);
 	if (need != len || ksym_sum64(map + sizeof(*h), len - sizeof(*h)) != h->payload_sum)
 		return false;
 	p = map + sizeof(*h);

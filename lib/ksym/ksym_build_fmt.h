@@ -50,11 +50,6 @@ struct build_view {
 	struct ksym_table t;		/* the file's table, offsets as addresses */
 };
 
-static inline size_t align8(size_t v)
-{
-	return (v + 7) & ~(size_t)7;
-}
-
 /* l's module of that name, or NULL */
 const struct ksym_layout_mod *ksym_build_layout_mod(const struct ksym_layout *l, const char *name);
 uint64_t ksym_build_hdr_sum(const struct build_hdr *h);

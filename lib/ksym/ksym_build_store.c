@@ -182,8 +182,8 @@ int ksym_build__store_as(const char *dir, const char *file, const struct ksym_la
 	ml = c.mod_cnt * sizeof(*bm);
 	el = n * sizeof(*c.ents);
 	sl = h.nslots * sizeof(struct ksym_slot);
-	dl = align8(n * sizeof(uint32_t));
-	total = ml + el + align8(c.mod_cnt * sizeof(uint32_t)) + sl + dl + align8(slen);
+	dl = ksym_align8(n * sizeof(uint32_t));
+	total = ml + el + ksym_align8(c.mod_cnt * sizeof(uint32_t)) + sl + dl + ksym_align8(slen);
 	err = -ENOMEM;
 	pay = calloc(1, total);
 	if (!pay)
@@ -191,7 +191,7 @@ int ksym_build__store_as(const char *dir, const char *file, const struct ksym_la
 	memcpy(pay, bm, ml);
 	memcpy(pay + ml, c.ents, el);
 	memcpy(pay + ml + el, c.mods, c.mod_cnt * sizeof(uint32_t));
-	el += align8(c.mod_cnt * sizeof(uint32_t));
+	el += ksym_align8(c.mod_cnt * sizeof(uint32_t));
 	memcpy(pay + ml + el, c.ix.slots, sl);
 	memcpy(pay + ml + el + sl, c.ix.dup_next, n * sizeof(uint32_t));
 	memcpy(pay + ml + el + sl + dl, c.buf, slen);

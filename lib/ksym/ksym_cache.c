@@ -5,7 +5,7 @@
  * an open, an mmap and one checksum pass, no parsing. After the table comes a
  * resolve section (ksym_resolve.c), from which a list of names is resolved
  * without the table. A list's answers, as a later run of the same list wants
- * them, are a file of their own (at the end here). The key is
+ * them, are a file of their own (ksym_answers.c). The key is
  * ksym_cache_key.c's, and ksym_write.c writes the files.
  */
 #include <errno.h>
@@ -80,19 +80,6 @@ uint64_t ksym_sum64(const void *p, size_t len)
 	return h;
 }
 
-static bool key_eq(const struct ksym_cache_key *a, const struct ksym_cache_key *b)
-{
-	return !strncmp(a->boot_id, b->boot_id, sizeof(a->boot_id)) &&
-	       !strncmp(a->release, b->release, sizeof(a->release)) &&
-	       !strncmp(a->source, b->source, sizeof(a->source)) &&
-	       a->modules_hash == b->modules_hash;
-}
-
-static size_t align8(size_t v)
-{
-	return (v + 7) & ~(size_t)7;
-}
-
 static uint64_t hdr_sum(const struct cache_hdr *h)
 {
 	return ksym_sum64(h, offsetof(struct cache_hdr, hdr_sum));
@@ -107,8 +94,8 @@ static bool table_len(const struct cache_hdr *h, size_t *need)
 	    h->slot_mask != h->nslots - 1 || h->nslots < h->cnt + 1)
 		return false;
 	*need = sizeof(*h) + h->cnt * sizeof(struct ksym_ent) +
-		align8(h->mod_cnt * sizeof(uint32_t)) + h->nslots * sizeof(struct ksym_slot) +
-		align8(h->cnt * sizeof(uint32_t)) + h->buf_len;
+		ksym_align8(h->mod_cnt * sizeof(uint32_t)) + h->nslots * sizeof(struct ksym_slot) +
+		ksym_align8(h->cnt * sizeof(uint32_t)) + h->buf_len;
 	return true;
 }
 
@@ -119,14 +106,6 @@ static bool gap_zero(const char *map, size_t need)
 		if (map[need])
 			return false;
 	return true;
-}
-
-static struct ksym_table *bad(void *map, size_t len, int err)
-{
-	if (map)
-		munmap(map, len);
-	errno = err;
-	return NULL;
 }
 
 /*
@@ -174,22 +153,30 @@ char *ksym_cache_map(const char *dir, const char *name, size_t min, struct stat 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return bad(NULL, 0, errno == ELOOP ? EPERM : errno), NULL;
+		return ksym_unmap_err(NULL, 0, errno == ELOOP ? EPERM : errno), NULL;
 	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
 	    (st->st_mode & 0077)) {
 		close(fd);
-		return bad(NULL, 0, EPERM), NULL;
+		return ksym_unmap_err(NULL, 0, EPERM), NULL;
 	}
 	if ((size_t)st->st_size < min) {
 		close(fd);
-		return bad(NULL, 0, EBADMSG), NULL;
+		return ksym_unmap_err(NULL, 0, EBADMSG), NULL;
 	}
 	map = mmap(NULL, st->st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
 		   fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
-		return bad(NULL, 0, errno), NULL;
+		return ksym_unmap_err(NULL, 0, errno), NULL;
 	return map;
+}
+
+void *ksym_unmap_err(void *map, size_t len, int err)
+{
+	if (map)
+		munmap(map, len);
+	errno = err;
+	return NULL;
 }
 
 /*
@@ -210,12 +197,12 @@ static const struct cache_hdr *map_cache(const char *dir, const char *name,
 	h = (const struct cache_hdr *)map;
 	if (memcmp(h->magic, CACHE_MAGIC, 8) || h->version != CACHE_VERSION ||
 	    h->ent_size != sizeof(struct ksym_ent) || h->hdr_sum != hdr_sum(h))
-		return bad(map, st->st_size, EBADMSG), NULL;
-	if (!key_eq(&h->key, key))
-		return bad(map, st->st_size, ESTALE), NULL;
+		return ksym_unmap_err(map, st->st_size, EBADMSG), NULL;
+	if (!ksym_cache_key_eq(&h->key, key))
+		return ksym_unmap_err(map, st->st_size, ESTALE), NULL;
 	if (!table_len(h, need) || h->res_len > UINT32_MAX ||
-	    align8(*need) + h->res_len != (size_t)st->st_size || !gap_zero(map, *need))
-		return bad(map, st->st_size, EBADMSG), NULL;
+	    ksym_align8(*need) + h->res_len != (size_t)st->st_size || !gap_zero(map, *need))
+		return ksym_unmap_err(map, st->st_size, EBADMSG), NULL;
 	return h;
 }
 
@@ -234,15 +221,15 @@ struct ksym_table *ksym_cache__load(const char *dir, const char *name,
 	map = (char *)h;
 	/* the resolve section is checked where it is used, not here */
 	if (ksym_sum64(map + sizeof(*h), need - sizeof(*h)) != h->payload_sum)
-		return bad(map, st.st_size, EBADMSG);
+		return ksym_unmap_err(map, st.st_size, EBADMSG);
 	ents_len = h->cnt * sizeof(struct ksym_ent);
-	mods_len = align8(h->mod_cnt * sizeof(uint32_t));
+	mods_len = ksym_align8(h->mod_cnt * sizeof(uint32_t));
 	slots_len = h->nslots * sizeof(struct ksym_slot);
-	dups_len = align8(h->cnt * sizeof(uint32_t));
+	dups_len = ksym_align8(h->cnt * sizeof(uint32_t));
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return bad(map, st.st_size, ENOMEM);
+		return ksym_unmap_err(map, st.st_size, ENOMEM);
 	p = map + sizeof(*h);
 	t->ents = (struct ksym_ent *)p;
 	p += ents_len;
@@ -333,15 +320,15 @@ int ksym_cache__store(const char *dir, const char *name, const struct ksym_cache
 	h.buf_len = slen;
 	/* the checksum runs over the payload as laid out in the file */
 	el = t->cnt * sizeof(*c.ents);
-	ml = align8(t->mod_cnt * sizeof(uint32_t));
+	ml = ksym_align8(t->mod_cnt * sizeof(uint32_t));
 	sl = h.nslots * sizeof(struct ksym_slot);
-	dl = align8(t->cnt * sizeof(uint32_t));
+	dl = ksym_align8(t->cnt * sizeof(uint32_t));
 	total = el + ml + sl + dl + slen;
 	err = ksym_res__plan(&c, &rp);
 	if (err)
 		goto out;
 	/* the resolve section starts 8-aligned in the file, after the table */
-	roff = align8(sizeof(h) + total) - sizeof(h);
+	roff = ksym_align8(sizeof(h) + total) - sizeof(h);
 	err = -ENOMEM;
 	pay = calloc(1, roff + rp.len);
 	if (!pay)
@@ -371,176 +358,6 @@ out:
 	return err;
 }
 
-/*
- * Answers: a list's lookups as a later run of the same list wants them back, in
- * list order, each with the query as asked (a run with another list, even the
- * same names reordered, does not match). A warm start of an agent that
- * resolves the same names each time then maps a few hundred KiB and compares
- * strings: no table, no lookup.
- */
-#define ANSWERS_MAGIC "KSYMANS1"
-#define ANSWERS_VERSION 1
-#define NO_OFF UINT32_MAX
-
-struct answers_hdr {
-	char magic[8];
-	uint32_t version;
-	uint32_t rec_size;
-	struct ksym_cache_key key;
-	uint64_t n, buf_len;
-	uint64_t payload_sum;
-	uint64_t hdr_sum;
-};
-
-struct answer_rec {
-	uint64_t addr;
-	uint64_t size;
-	uint32_t query;		/* offset of the name as asked */
-	uint32_t module;	/* offset of its module's name, NO_OFF: vmlinux */
-	uint32_t flags;		/* KSYM_F_*; NO_OFF: not found */
-	char type;
-	char pad[3];
-};
-
-struct ksym_answers {
-	void *map;
-	size_t len;
-};
-
-static uint64_t answers_hdr_sum(const struct answers_hdr *h)
-{
-	return ksym_sum64(h, offsetof(struct answers_hdr, hdr_sum));
-}
-
-int ksym_cache__store_answers(const char *dir, const char *name, const struct ksym_cache_key *key,
-			      const char *const *names, size_t n, const struct ksym *answers)
-{
-	struct answers_hdr h = {};
-	struct answer_rec *rec;
-	size_t blen = 1, i, total, off;
-	char *pay, *buf;
-	int err;
-
-	err = ksym_cache_dir(dir);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++)
-		blen += strlen(names[i]) + 1 +
-			(answers[i].name && answers[i].module ? strlen(answers[i].module) + 1 : 0);
-	if (blen > UINT32_MAX || n > UINT32_MAX)
-		return -E2BIG;
-	total = n * sizeof(*rec) + align8(blen);
-	pay = calloc(1, total ? total : 1);
-	if (!pay)
-		return -ENOMEM;
-	rec = (struct answer_rec *)pay;
-	buf = pay + n * sizeof(*rec);
-	for (i = 0, off = 0; i < n; i++) {
-		const struct ksym *a = &answers[i];
-
-		rec[i].query = off;
-		memcpy(buf + off, names[i], strlen(names[i]) + 1);
-		off += strlen(names[i]) + 1;
-		rec[i].module = NO_OFF;
-		rec[i].flags = NO_OFF;
-		if (!a->name)
-			continue;
-		rec[i].addr = a->addr;
-		rec[i].size = a->size;
-		rec[i].flags = a->flags;
-		rec[i].type = a->type;
-		if (a->module) {
-			rec[i].module = off;
-			memcpy(buf + off, a->module, strlen(a->module) + 1);
-			off += strlen(a->module) + 1;
-		}
-	}
-	memcpy(h.magic, ANSWERS_MAGIC, 8);
-	h.version = ANSWERS_VERSION;
-	h.rec_size = sizeof(*rec);
-	h.key = *key;
-	h.n = n;
-	h.buf_len = align8(blen);
-	h.payload_sum = ksym_sum64(pay, total);
-	h.hdr_sum = answers_hdr_sum(&h);
-
-	err = ksym_cache_write(dir, name, &h, sizeof(h), pay, total);
-	free(pay);
-	return err;
-}
-
-/* The mapping that answers live in, held until ksym_answers__free(). */
-static struct ksym_answers *answers_of(char *map, size_t len)
-{
-	struct ksym_answers *a = malloc(sizeof(*a));
-
-	if (!a)
-		return bad(map, len, ENOMEM), NULL;
-	a->map = map;
-	a->len = len;
-	return a;
-}
-
-struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
-					      const struct ksym_cache_key *key,
-					      const char *const *names, size_t n, struct ksym *out)
-{
-	const struct answers_hdr *h;
-	const struct answer_rec *rec;
-	const char *buf;
-	struct stat st;
-	char *map;
-	size_t i;
-
-	map = ksym_cache_map(dir, name, sizeof(*h), &st, true, false);
-	if (!map)
-		return NULL;
-	h = (const struct answers_hdr *)map;
-	if (memcmp(h->magic, ANSWERS_MAGIC, 8) || h->version != ANSWERS_VERSION ||
-	    h->rec_size != sizeof(*rec) || h->hdr_sum != answers_hdr_sum(h))
-		return bad(map, st.st_size, EBADMSG), NULL;
-	if (!key_eq(&h->key, key) || h->n != n)
-		return bad(map, st.st_size, ESTALE), NULL;
-	if (h->buf_len > UINT32_MAX || !h->buf_len || h->n > UINT32_MAX ||
-	    sizeof(*h) + h->n * sizeof(*rec) + h->buf_len != (size_t)st.st_size ||
-	    ksym_sum64(map + sizeof(*h), st.st_size - sizeof(*h)) != h->payload_sum)
-		return bad(map, st.st_size, EBADMSG), NULL;
-	rec = (const struct answer_rec *)(map + sizeof(*h));
-	buf = map + sizeof(*h) + n * sizeof(*rec);
-	if (buf[h->buf_len - 1])
-		return bad(map, st.st_size, EBADMSG), NULL;
-	for (i = 0; i < n; i++) {
-		const struct answer_rec *r = &rec[i];
-		const char *q, *colon;
-
-		if (r->query >= h->buf_len || (r->module != NO_OFF && r->module >= h->buf_len))
-			return bad(map, st.st_size, EBADMSG), NULL;
-		q = buf + r->query;
-		/* the same list, name for name */
-		if (strcmp(q, names[i]))
-			return bad(map, st.st_size, ESTALE), NULL;
-		memset(&out[i], 0, sizeof(out[i]));
-		if (r->flags == NO_OFF)
-			continue;
-		colon = strchr(q, ':');
-		out[i].addr = r->addr;
-		out[i].size = r->size;
-		out[i].name = colon ? colon + 1 : q;
-		out[i].module = r->module == NO_OFF ? NULL : buf + r->module;
-		out[i].type = r->type;
-		out[i].flags = r->flags;
-	}
-	return answers_of(map, st.st_size);
-}
-
-void ksym_answers__free(struct ksym_answers *a)
-{
-	if (!a)
-		return;
-	munmap(a->map, a->len);
-	free(a);
-}
-
 struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 					 const struct ksym_cache_key *key,
 					 const char *const *names, size_t n, struct ksym *out)
@@ -557,11 +374,11 @@ struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
 		return NULL;
 	map = (char *)h;
 	/* the head whole, the records each where they are used */
-	sec = map + align8(need);
+	sec = map + ksym_align8(need);
 	if (h->res_mods > UINT16_MAX || h->res_head_len > h->res_len ||
 	    ksym_sum64(sec, h->res_head_len) != h->res_head_sum ||
 	    ksym_res__open(&x, sec, h->res_len, h->res_head_len, h->res_buckets, h->res_mods) ||
 	    ksym_res__find_many(&x, names, n, out) < 0)
-		return bad(map, st.st_size, EBADMSG), NULL;
-	return answers_of(map, st.st_size);
+		return ksym_unmap_err(map, st.st_size, EBADMSG), NULL;
+	return ksym_answers_of(map, st.st_size);
 }

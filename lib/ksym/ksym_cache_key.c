@@ -95,3 +95,11 @@ void ksym_cache__list_key(struct ksym_cache_key *key, const struct ksym_cache_ke
 	snprintf(key->source, sizeof(key->source), "%.40s list %016llx", base->source,
 		 (unsigned long long)h);
 }
+
+bool ksym_cache_key_eq(const struct ksym_cache_key *a, const struct ksym_cache_key *b)
+{
+	return !strncmp(a->boot_id, b->boot_id, sizeof(a->boot_id)) &&
+	       !strncmp(a->release, b->release, sizeof(a->release)) &&
+	       !strncmp(a->source, b->source, sizeof(a->source)) &&
+	       a->modules_hash == b->modules_hash;
+}

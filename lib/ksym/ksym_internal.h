@@ -26,6 +26,12 @@ static inline uint64_t ksym_now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* The files' sections start at multiples of 8. */
+static inline size_t ksym_align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
 /* A 64-bit field at byte off of a struct read from kernel memory. */
 static inline uint64_t ksym_get64(const unsigned char *p, int off)
 {
@@ -394,6 +400,12 @@ struct stat;
 char *ksym_cache_map(const char *dir, const char *name, size_t min, struct stat *st,
 		     bool populate, bool writable);
 int ksym_cache_dir(const char *dir);
+/* A mapping dropped (if any) on a refusal: NULL with errno = err. */
+void *ksym_unmap_err(void *map, size_t len, int err);
+/* Whether two keys are the same boot, release, source and modules. */
+bool ksym_cache_key_eq(const struct ksym_cache_key *a, const struct ksym_cache_key *b);
+/* The answers (ksym_answers.c) that live in map, held until ksym_answers__free(). */
+struct ksym_answers *ksym_answers_of(char *map, size_t len);
 /* The running kernel's cache key, from /proc/modules' text as read already. */
 int ksym_cache__live_key_from(struct ksym_cache_key *key, const char *source, const char *modules);
 /* Written whole or not at all (a temporary renamed); in a cache directory. */

@@ -21,11 +21,6 @@ struct res_layout {
 	unsigned int pfx_cnt;	/* including 0, the empty one */
 };
 
-static size_t align8(size_t v)
-{
-	return (v + 7) & ~(size_t)7;
-}
-
 struct pfx_cand {
 	const char *s;
 	uint32_t len, cnt;
@@ -218,7 +213,7 @@ int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p)
 	l->modoff_len = t->mod_cnt * sizeof(uint32_t);
 	p->mods = t->mod_cnt;
 	/* a NUL at the strings' end even without modules */
-	p->head_len = align8(l->dir_len + l->modoff_len + RES_PFX * 5 + l->str_len + 1);
+	p->head_len = ksym_align8(l->dir_len + l->modoff_len + RES_PFX * 5 + l->str_len + 1);
 	p->len = p->head_len + recs;
 	err = p->len > UINT32_MAX ? -E2BIG : 0;
 	if (!err)
