@@ -163,7 +163,8 @@ char *ksym_cache_map(const char *dir, const char *name, size_t min, struct stat 
 		close(fd);
 		return ksym_unmap_err(NULL, 0, EBADMSG), NULL;
 	}
-	map = mmap(NULL, st->st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
+	map = mmap(NULL, st->st_size, PROT_READ | (writable ? PROT_WRITE : 0),
+		   MAP_PRIVATE | (populate ? MAP_POPULATE : 0),
 		   fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
