@@ -6,6 +6,7 @@
  * almost every mutation at the door). Whatever loads must answer queries.
  */
 #include "../../lib/ksym/ksym_cache.c"
+#include "../../lib/ksym/ksym_answers.c"
 
 static char dir[] = "/tmp/ksym-fuzz-cache.XXXXXX";
 static const char *made;
@@ -114,8 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* both sums where the sizes allow them: the table's, the resolve head's */
 	if (table_len(&h, &need) && need <= size) {
 		h.payload_sum = ksym_sum64(buf + sizeof(h), need - sizeof(h));
-		if (align8(need) <= size && h.res_head_len <= size - align8(need))
-			h.res_head_sum = ksym_sum64(buf + align8(need), h.res_head_len);
+		if (ksym_align8(need) <= size && h.res_head_len <= size - ksym_align8(need))
+			h.res_head_sum = ksym_sum64(buf + ksym_align8(need), h.res_head_len);
 	}
 	h.hdr_sum = hdr_sum(&h);
 	memcpy(buf, &h, sizeof(h));
