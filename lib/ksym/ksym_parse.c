@@ -1,139 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * One pass over a symbol file as read: each line is split in place (separators
- * become NULs), so a symbol costs one 24-byte entry and no allocation. The
- * parser is fed a file piece by piece (ksym_read.c reads it), a buffer whole
- * (ksym_table__parse()), or one symbol at a time (ksym_feed__add()).
+ * One pass over a symbol file: each line is read as spans of the input
+ * (ksym_lex.h), passed through the filters (ksym_filter.c), and the name of
+ * each line kept is copied to the front of the table's strings, so a symbol
+ * costs one 24-byte entry and its name. The parser is fed a file piece by
+ * piece (ksym_read.c reads it), a buffer whole (ksym_table__parse()), or one
+ * symbol at a time (ksym_feed.c).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "ksym_internal.h"
 #include "ksym_parse.h"
-
-static signed char hexval[256];
-
-static void __attribute__((constructor)) init_hexval(void)
-{
-	int c;
-
-	memset(hexval, -1, sizeof(hexval));
-	for (c = '0'; c <= '9'; c++)
-		hexval[c] = c - '0';
-	for (c = 'a'; c <= 'f'; c++)
-		hexval[c] = c - 'a' + 10;
-	for (c = 'A'; c <= 'F'; c++)
-		hexval[c] = c - 'A' + 10;
-}
-
-static inline bool is_sep(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* Parses 1..16 hex digits at *p, ending at stop (0: a separator). */
-static inline bool parse_hex_to(const char **p, const char *end, char stop, uint64_t *val)
-{
-	const char *s = *p;
-	uint64_t v = 0;
-	int n = 0;
-
-	while (s < end && hexval[(unsigned char)*s] >= 0) {
-		v = (v << 4) | hexval[(unsigned char)*s++];
-		n++;
-	}
-	if (n == 0 || n > 16 || s == end || (stop ? *s != stop : !is_sep(*s)))
-		return false;
-	*val = v;
-	*p = s;
-	return true;
-}
-
-static inline bool parse_hex(const char **p, const char *end, uint64_t *val)
-{
-	return parse_hex_to(p, end, 0, val);
-}
-
-static inline const char *skip_sep(const char *s, const char *end)
-{
-	while (s < end && is_sep(*s))
-		s++;
-	return s;
-}
-
-/* a token ends at a separator, or at a NUL, which no real file has inside a line */
-static bool sep_tab[256] = { ['\0'] = true, [' '] = true, ['\t'] = true, ['\r'] = true };
-
-/*
- * The first byte at or below ' ' (every separator and line end is), or end.
- * Eight bytes a step: a name is ~25 bytes, and a byte loop was half of the
- * parse. The first flagged byte is exact (a borrow only runs upwards from a
- * real one).
- */
-static inline const char *ctl_end(const char *s, const char *end)
-{
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	uint64_t w, low;
-
-	while (end - s >= 8) {
-		memcpy(&w, s, 8);
-		low = (w - ones * 0x21) & ~w & highs;
-		if (low)
-			return s + __builtin_ctzll(low) / 8;
-		s += 8;
-	}
-	while (s < end && (unsigned char)*s > ' ')
-		s++;
-	return s;
-}
-
-static inline const char *token_end(const char *s, const char *end)
-{
-	for (;;) {
-		s = ctl_end(s, end);
-		if (s == end || sep_tab[(unsigned char)*s])
-			return s;
-		s++;	/* a control byte that is no separator: part of the token */
-	}
-}
-
-/* Eight hex digits, the first the most significant, all eight at once. */
-static inline bool hex8(const char *s, uint64_t *val)
-{
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	uint64_t w, lw, digit, alpha, v;
-
-	memcpy(&w, s, 8);
-	if (w & highs)
-		return false;
-	/* per byte, no carry between them as every byte is below 0x80 */
-	digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x7f - '9')) & highs;
-	lw = w | ones * 0x20;
-	alpha = (lw + ones * (0x80 - 'a')) & ~(lw + ones * (0x7f - 'f')) & highs;
-	if ((digit | alpha) != highs)
-		return false;
-	v = (w & ones * 0x0f) + (w >> 6 & ones) * 9;
-	v = (v << 4 | v >> 8) & 0x00ff00ff00ff00ffull;
-	v = (v << 8 | v >> 16) & 0x0000ffff0000ffffull;
-	*val = (v << 16 | v >> 32) & 0xffffffffull;
-	return true;
-}
-
-/* What a line holds, as spans of the input; parsing writes nothing. */
-struct line {
-	const char *name, *mod;	/* mod: NULL for vmlinux */
-	size_t name_len, mod_len;
-	uint64_t addr, size;
-	char type;
-};
 
 /* Copies [s, s + len) and a NUL to the strings kept; *off: where. */
 static int emit(struct parser *ps, const char *s, size_t len, uint32_t *off)
@@ -240,188 +119,7 @@ static int intern_mod(struct parser *ps, const char *name, size_t len, uint16_t 
 	return 0;
 }
 
-static void bad_line(struct ksym_parse_stats *st, size_t lineno)
-{
-	if (st->malformed < KSYM_MAX_BAD_LINES)
-		st->bad_line[st->malformed] = lineno;
-	st->malformed++;
-}
-
-/* A one-byte name has no second byte: it only meets one-byte prefixes. */
-static inline unsigned int first2(const char *s, size_t len)
-{
-	return (unsigned char)s[0] << 8 | (len > 1 ? (unsigned char)s[1] : 0);
-}
-
-static bool exact_name(const struct parser *ps, const char *name, size_t len)
-{
-	uint32_t i, r;
-
-	for (i = ksym_hash_len(name, len) & ps->nmask; (r = ps->nslot[i]); i = (i + 1) & ps->nmask)
-		if (ps->nlen[r - 1] == len && !memcmp(ps->names[r - 1], name, len))
-			return true;
-	return false;
-}
-
-/*
- * The name [name, name + len) starts with one of the prefixes asked for or is
- * one of the names. No filter: everything is kept.
- */
-static bool keep_name(const struct parser *ps, const char *name, size_t len)
-{
-	unsigned int k = first2(name, len);
-	size_t i;
-
-	if (!ps->prefixes && !ps->names)
-		return true;
-	if (ps->names && exact_name(ps, name, len))
-		return true;
-	if (!ps->prefixes || !(ps->first2[k / 64] >> (k % 64) & 1))
-		return false;
-	for (i = 0; i < ps->prefix_cnt; i++)
-		if (ps->plen[i] < 2 ? name[0] == ps->prefixes[i][0]
-				    : ps->key[i] == k && ps->plen[i] <= len &&
-					      !memcmp(name + 2, ps->prefixes[i] + 2, ps->plen[i] - 2))
-			return true;
-	return false;
-}
-
-/* The set of exact names; "mod:name" stands for name. */
-static int names_init(struct parser *ps, const char *const *names, size_t cnt)
-{
-	size_t i, sz = 16;
-	uint32_t h;
-
-	while (sz < 2 * cnt)
-		sz *= 2;
-	ps->names = malloc(cnt * sizeof(*ps->names));
-	ps->nlen = malloc(cnt * sizeof(*ps->nlen));
-	ps->nslot = calloc(sz, sizeof(*ps->nslot));
-	if (!ps->names || !ps->nlen || !ps->nslot)
-		return -ENOMEM;
-	ps->nmask = sz - 1;
-	for (i = 0; i < cnt; i++) {
-		const char *n = names[i], *colon = strchr(n, ':');
-
-		ps->names[i] = colon ? colon + 1 : n;
-		ps->nlen[i] = strlen(ps->names[i]);
-		if (ps->nlen[i]) {
-			unsigned int k = first2(ps->names[i], ps->nlen[i]);
-
-			ps->want2[k / 64] |= 1ull << (k % 64);
-		}
-		for (h = ksym_hash_len(ps->names[i], ps->nlen[i]) & ps->nmask; ps->nslot[h];
-		     h = (h + 1) & ps->nmask)
-			;
-		ps->nslot[h] = i + 1;
-	}
-	return 0;
-}
-
-/* The first-two-bytes filter; an empty prefix keeps everything. */
-static int prefixes_init(struct parser *ps)
-{
-	size_t i, c;
-
-	ps->key = malloc(ps->prefix_cnt * sizeof(*ps->key));
-	ps->plen = malloc(ps->prefix_cnt * sizeof(*ps->plen));
-	if (!ps->key || !ps->plen)
-		return -ENOMEM;
-	for (i = 0; i < ps->prefix_cnt; i++) {
-		const char *p = ps->prefixes[i];
-
-		ps->plen[i] = strlen(p);
-		if (!ps->plen[i]) {
-			ps->prefixes = NULL;	/* keeps all */
-			return 0;
-		}
-		ps->key[i] = ps->plen[i] > 1 ? first2(p, 2) : 0;
-		if (ps->plen[i] > 1) {
-			ps->first2[ps->key[i] / 64] |= 1ull << (ps->key[i] % 64);
-			continue;
-		}
-		for (c = 0; c < 256; c++) {
-			unsigned int k = (unsigned char)p[0] << 8 | c;
-
-			ps->first2[k / 64] |= 1ull << (k % 64);
-		}
-	}
-	return 0;
-}
-
-/* Parses one line [s, end); end points at its '\n' or the input's end. */
-static int parse_line(enum ksym_format fmt, const char *s, const char *end, struct line *l)
-{
-	const char *name_end, *p = s;
-
-	l->addr = l->size = 0;
-	l->mod_len = 0;
-	l->type = 0;
-	l->mod = NULL;
-	if (fmt == KSYM_FMT_KALLSYMS && end - s > 19 && s[16] == ' ' && s[18] == ' ' &&
-	    (unsigned char)s[17] > ' ' && !is_sep(s[19]) && parse_hex(&p, s + 17, &l->addr)) {
-		/* the kernel's own "%px %c %s": fixed columns, no scanning */
-		l->type = s[17];
-		p = s + 19;
-	} else if (fmt == KSYM_FMT_BLACKLIST) {
-		/* a range: the kernel prints both ends with %px */
-		uint64_t hi;
-
-		if (end - p < 2 || p[0] != '0' || p[1] != 'x')
-			return -EINVAL;
-		p += 2;
-		if (!parse_hex_to(&p, end, '-', &l->addr) || end - p < 3 || p[1] != '0' ||
-		    p[2] != 'x')
-			return -EINVAL;
-		p += 3;
-		if (!parse_hex(&p, end, &hi) || hi < l->addr)
-			return -EINVAL;
-		l->size = hi - l->addr;
-		p = skip_sep(p, end);
-	} else if (fmt != KSYM_FMT_FUNCS) {
-		if (!parse_hex(&p, end, &l->addr))
-			return -EINVAL;
-		p = skip_sep(p, end);
-	}
-	if (!l->type && (fmt == KSYM_FMT_KALLSYMS || fmt == KSYM_FMT_SYSTEM_MAP)) {
-		/* the type is a single letter (or '?'), then a separator */
-		if (p + 1 >= end || !is_sep(p[1]) || (unsigned char)p[0] <= ' ')
-			return -EINVAL;
-		l->type = *p;
-		p = skip_sep(p + 1, end);
-	}
-	l->name = p;
-	name_end = token_end(p, end);
-	l->name_len = name_end - p;
-	if (!l->name_len || l->name_len > KSYM_NAME_MAX || (name_end < end && !*name_end))
-		return -EINVAL;
-	p = skip_sep(name_end, end);
-	if (p < end) {
-		/* only "[module]" may follow the name */
-		const char *m_end = token_end(p, end);
-
-		if (fmt == KSYM_FMT_SYSTEM_MAP || *p != '[' || m_end[-1] != ']' || m_end - p < 3 ||
-		    (m_end < end && !*m_end) || skip_sep(m_end, end) != end)
-			return -EINVAL;
-		l->mod = p + 1;
-		l->mod_len = m_end - p - 2;
-	}
-	return 0;
-}
-
-/* Whether the filters keep a well-formed line. */
-static bool keep_line(const struct parser *ps, const struct line *l)
-{
-	if (ps->text_only && !ksym_type_is_text(l->type))
-		return false;
-	if ((ps->prefixes || ps->names) && !keep_name(ps, l->name, l->name_len))
-		return false;
-	/* 6.1's list holds placeholders for records it could not name */
-	return ps->fmt != KSYM_FMT_FUNCS || l->name_len < 27 ||
-	       memcmp(l->name, "__ftrace_invalid_address___", 27);
-}
-
-static int add_entry(struct parser *ps, const struct line *l)
+int ksym_parse_add(struct parser *ps, const struct ksym_line *l)
 {
 	struct ksym_table *t = ps->t;
 	struct ksym_ent *e;
@@ -464,45 +162,6 @@ static int add_entry(struct parser *ps, const struct line *l)
 }
 
 /*
- * The kernel's own "%px %c %s[\t[%s]]\n", recognised in one scan of the line
- * (no search for its end first); *le: its '\n'. Anything else is for
- * parse_line(), which accepts every line this does.
- */
-static inline bool fast_line(const char *s, const char *end, struct line *l, const char **le)
-{
-	const char *name = s + 19, *ne, *m, *me;
-	uint64_t hi, lo;
-
-	if (end - s < 21 || s[16] != ' ' || s[18] != ' ' || (unsigned char)s[17] <= ' ' ||
-	    !hex8(s, &hi) || !hex8(s + 8, &lo))
-		return false;
-	ne = ctl_end(name, end);
-	if (ne == name || ne == end || ne - name > KSYM_NAME_MAX)
-		return false;
-	l->mod = NULL;
-	l->mod_len = 0;
-	if (*ne == '\t' && end - ne > 3 && ne[1] == '[') {
-		m = ne + 2;
-		me = ctl_end(m, end);
-		if (me == end || *me != '\n' || me - m < 2 || me[-1] != ']')
-			return false;
-		l->mod = m;
-		l->mod_len = me - 1 - m;
-		*le = me;
-	} else if (*ne == '\n') {
-		*le = ne;
-	} else {
-		return false;
-	}
-	l->addr = hi << 32 | lo;
-	l->size = 0;
-	l->type = s[17];
-	l->name = name;
-	l->name_len = ne - name;
-	return true;
-}
-
-/*
  * Parses the complete lines of [s, end), and at eof an unterminated last one;
  * *rest: where the unparsed part begins.
  */
@@ -510,17 +169,17 @@ static int parse_span(struct parser *ps, const char *s, const char *end, bool eo
 		      const char **rest)
 {
 	const char *nl, *le;
-	struct line l;
+	struct ksym_line l;
 	int err;
 
 	for (; s < end; s = le + 1) {
 		if (ps->fmt == KSYM_FMT_KALLSYMS && fast_line(s, end, &l, &le)) {
 			ps->lineno++;
-			if (!keep_line(ps, &l)) {
+			if (!ksym_keep_line(ps, &l)) {
 				ps->st->skipped++;
 				continue;
 			}
-			err = add_entry(ps, &l);
+			err = ksym_parse_add(ps, &l);
 			if (err)
 				return err;
 			continue;
@@ -534,23 +193,23 @@ static int parse_span(struct parser *ps, const char *s, const char *end, bool eo
 			continue;
 		/* as the piece loader, which does not keep such a line, sees it */
 		if (le - s > KSYM_LINE_MAX) {
-			bad_line(ps->st, ps->lineno);
+			ksym_bad_line(ps->st, ps->lineno);
 			continue;
 		}
 		/* "%px %c %s": a symbol left out is recognised by its first columns */
 		if ((ps->text_only || ps->prefixes || ps->names) && ps->fmt == KSYM_FMT_KALLSYMS &&
-		    le - s > 19 && s[16] == ' ' && s[18] == ' ' && hexval[(unsigned char)s[0]] >= 0 &&
+		    le - s > 19 && s[16] == ' ' && s[18] == ' ' && ksym_hexval[(unsigned char)s[0]] >= 0 &&
 		    ((ps->text_only && !ksym_type_is_text(s[17])) ||
-		     !keep_name(ps, s + 19, token_end(s + 19, le) - (s + 19)))) {
+		     !ksym_keep_name(ps, s + 19, token_end(s + 19, le) - (s + 19)))) {
 			ps->st->skipped++;
 			continue;
 		}
-		if (parse_line(ps->fmt, s, le, &l)) {
-			bad_line(ps->st, ps->lineno);
-		} else if (!keep_line(ps, &l)) {
+		if (ksym_parse_line(ps->fmt, s, le, &l)) {
+			ksym_bad_line(ps->st, ps->lineno);
+		} else if (!ksym_keep_line(ps, &l)) {
 			ps->st->skipped++;
 		} else {
-			err = add_entry(ps, &l);
+			err = ksym_parse_add(ps, &l);
 			if (err)
 				return err;
 		}
@@ -609,7 +268,7 @@ int ksym_parse_piece(struct parser *ps, const char *s, size_t len, bool eof)
 			return 0;
 		if (ps->overlong) {
 			ps->overlong = false;
-			bad_line(ps->st, ++ps->lineno);
+			ksym_bad_line(ps->st, ++ps->lineno);
 		} else {
 			/* one line, whole: at its '\n', or the file's unterminated last */
 			err = parse_span(ps, ps->carry, ps->carry + ps->carry_len, true, &rest);
@@ -728,15 +387,6 @@ int ksym_parse_end(struct parser *ps)
 	return ksym_table__finish(t);
 }
 
-int ksym_filters_init(struct parser *ps)
-{
-	int err = ps->prefixes ? prefixes_init(ps) : 0;
-
-	if (!err && ps->want)
-		err = names_init(ps, ps->want, ps->want_cnt);
-	return err;
-}
-
 /* The filters go; the table is returned, or freed with errno set from err. */
 struct ksym_table *ksym_parse_done(struct parser *ps, int err)
 {
@@ -783,94 +433,4 @@ struct ksym_table *ksym_table__parse(enum ksym_format fmt, char *buf, size_t len
 	if (!err)
 		err = ksym_parse_end(&ps);
 	return ksym_parse_done(&ps, err);
-}
-
-/*
- * A table fed one symbol at a time, with a KALLSYMS parse's filters and
- * checks: for sources that are not text (the ksym iterator's records).
- */
-struct ksym_feed {
-	struct parser ps;
-	struct ksym_parse_stats local;
-};
-
-struct ksym_feed *ksym_feed__new(const struct ksym_parse_opts *opts, size_t ents, size_t arena)
-{
-	return ksym_feed__new_fmt(KSYM_FMT_KALLSYMS, opts, ents, arena);
-}
-
-struct ksym_feed *ksym_feed__new_fmt(enum ksym_format fmt, const struct ksym_parse_opts *opts,
-				     size_t ents, size_t arena)
-{
-	struct ksym_feed *f = calloc(1, sizeof(*f));
-	char *buf;
-
-	if (!f)
-		return NULL;
-	ksym_parse_opts(&f->ps, opts, &f->local);
-	if (f->ps.want || f->ps.prefixes) {
-		ents = f->ps.want_cnt * 2 + 1024;
-		arena = f->ps.want_cnt * 32 + (64u << 10);
-	}
-	buf = ksym_mem_alloc(arena);
-	if ((fmt != KSYM_FMT_KALLSYMS && fmt != KSYM_FMT_FUNCS_ADDRS) || !buf ||
-	    !ksym_parse_begin(&f->ps, fmt, buf, ents, arena)) {
-		ksym_mem_free(buf, arena);
-		free(f);
-		return NULL;
-	}
-	if (ksym_filters_init(&f->ps)) {
-		ksym_parse_done(&f->ps, -ENOMEM);
-		free(f);
-		return NULL;
-	}
-	return f;
-}
-
-int ksym_feed__add(struct ksym_feed *f, uint64_t addr, char type, const char *name,
-		   size_t name_len, const char *mod, size_t mod_len)
-{
-	struct parser *ps = &f->ps;
-	struct line l = { .name = name, .name_len = name_len, .mod = mod_len ? mod : NULL,
-			  .mod_len = mod_len, .addr = addr, .type = type };
-
-	ps->lineno++;
-	/* (tracefs' lists have no type: 0) */
-	if (!name_len || name_len > KSYM_NAME_MAX ||
-	    ((unsigned char)type <= ' ' && (type || ps->fmt == KSYM_FMT_KALLSYMS))) {
-		bad_line(ps->st, ps->lineno);
-		return 0;
-	}
-	if (!keep_line(ps, &l)) {
-		ps->st->skipped++;
-		return 0;
-	}
-	return add_entry(ps, &l);
-}
-
-bool ksym_feed__may_keep(const struct ksym_feed *f, char type, const char *head, size_t len)
-{
-	const struct parser *ps = &f->ps;
-	unsigned int k;
-
-	if (ps->text_only && !ksym_type_is_text(type))
-		return false;
-	if (!ps->prefixes && !ps->names)
-		return true;
-	k = first2(head, len);
-	return (ps->prefixes && ps->first2[k / 64] >> (k % 64) & 1) ||
-	       (ps->names && ps->want2[k / 64] >> (k % 64) & 1);
-}
-
-struct ksym_table *ksym_feed__end(struct ksym_feed *f, int err)
-{
-	struct ksym_table *t;
-
-	if (!err)
-		err = ksym_parse_end(&f->ps);
-	t = ksym_parse_done(&f->ps, err);
-	err = errno;
-	free(f);
-	errno = err;
-	return t;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The parser's state, shared by the parser (ksym_parse.c) and the reader (ksym_read.c). */
+/*
+ * The parser's state, shared by the parser (ksym_parse.c), its filters
+ * (ksym_filter.c), the feed (ksym_feed.c) and the reader (ksym_read.c).
+ */
 #ifndef KSYM_PARSE_H
 #define KSYM_PARSE_H
 
@@ -8,6 +11,7 @@
 #include <stdint.h>
 
 #include "ksym_internal.h"
+#include "ksym_lex.h"
 
 /*
  * Parser state: it can be fed a file piece by piece as it is being read. The
@@ -50,6 +54,41 @@ struct parser {
 	uint16_t *mod_ix;
 	size_t mod_mask;
 };
+
+/* A line the parser cannot read: counted, its number kept for the first few. */
+static inline void ksym_bad_line(struct ksym_parse_stats *st, size_t lineno)
+{
+	if (st->malformed < KSYM_MAX_BAD_LINES)
+		st->bad_line[st->malformed] = lineno;
+	st->malformed++;
+}
+
+/* A one-byte name has no second byte: it only meets one-byte prefixes. */
+static inline unsigned int ksym_first2(const char *s, size_t len)
+{
+	return (unsigned char)s[0] << 8 | (len > 1 ? (unsigned char)s[1] : 0);
+}
+
+/*
+ * Whether the name [name, name + len) starts with one of the prefixes asked
+ * for or is one of the names (ksym_filter.c). No filter: everything is kept.
+ */
+bool ksym_keep_name(const struct parser *ps, const char *name, size_t len);
+
+/* Whether the filters keep a well-formed line. */
+static inline bool ksym_keep_line(const struct parser *ps, const struct ksym_line *l)
+{
+	if (ps->text_only && !ksym_type_is_text(l->type))
+		return false;
+	if ((ps->prefixes || ps->names) && !ksym_keep_name(ps, l->name, l->name_len))
+		return false;
+	/* 6.1's list holds placeholders for records it could not name */
+	return ps->fmt != KSYM_FMT_FUNCS || l->name_len < 27 ||
+	       memcmp(l->name, "__ftrace_invalid_address___", 27);
+}
+
+/* A line kept: its name (and module) copied, an entry added. */
+int ksym_parse_add(struct parser *ps, const struct ksym_line *l);
 
 /* opts (of any older size) into ps; the stats go to opts->stats, else local */
 void ksym_parse_opts(struct parser *ps, const struct ksym_parse_opts *opts,
