@@ -35,6 +35,7 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	/* past a few dozen patterns (name lists), the index answers faster than a file */
 	if (db->opts.pattern_cnt && !db->opts.cache_only)
 		ksym_db_match_hash(db);
+	db->filter_err = ksym_db_make_filter(db);
 	return db;
 }
 

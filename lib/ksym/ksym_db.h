@@ -32,7 +32,8 @@ struct ksym_db {
 	struct ksym_table *blacklist;
 	/*
 	 * Where FUNCS came from, as one value: the source (its cache label),
-	 * the tier that served it, and how kallsyms was read live.
+	 * the tier that served it, how much of the source it holds, and how
+	 * kallsyms was read live.
 	 */
 	enum ksym_origin origin;
 	enum ksym_tier {
@@ -41,6 +42,11 @@ struct ksym_db {
 		KSYM_TIER_RUN,		/* /run's cache of this boot: sites, checked when stored */
 		KSYM_TIER_BUILD,	/* the build cache, rebased: each site checked when used */
 	} tier;
+	enum ksym_extent {
+		KSYM_EXT_WHOLE,		/* every function of the source */
+		KSYM_EXT_PARTIAL,	/* some of it read only as far as the patterns go */
+		KSYM_EXT_MATCHED,	/* only what these patterns matched at an earlier run */
+	} extent;
 	enum ksym_reader {
 		KSYM_READ_FILE,		/* /proc/kallsyms or a file given */
 		KSYM_READ_ITER,		/* the ksym BPF iterator */
@@ -66,16 +72,13 @@ struct ksym_db {
 	size_t prefix_cnt, own_prefixes;
 	const char **names;		/* the patterns without wildcards */
 	size_t name_cnt;
-	bool filter_made;		/* prefixes and names made (ksym_db_pattern_filter()) */
-	int filter_err;
+	int filter_err;			/* why they could not be made (at ksym_db__new()) */
 	/*
 	 * What the patterns matched, kept apart (KSYM_MATCH_CACHE_KEEP): the
-	 * patterns' hash ("": none), /run's file name for it; match_hit: FUNCS is
-	 * only that, so it is never stored as the whole table.
+	 * patterns' hash ("": none), /run's file name for it.
 	 */
 	char match_hash[17];
 	char run_match[24];
-	bool match_hit;
 
 	/* the /run tier (ksym_tier_run.c): this boot's key, read once */
 	struct ksym_cache_key key;
@@ -98,8 +101,7 @@ struct ksym_db {
 	ino_t build_ino;
 	struct ksym_layout layout;	/* this boot's, for the messages */
 	uint64_t anchors[KSYM_ANCHOR_CNT];
-	bool live_partial;		/* modules it lacks read as far as the patterns go */
-	bool live_merged;		/* some read: candidates, not sites, until checked */
+	bool live_merged;		/* modules it lacks read: candidates, not sites, until checked */
 	bool match_stored;		/* the build's pattern set written (flush runs twice) */
 	unsigned int rebase_bad;	/* sites not where the build cache said */
 };
@@ -126,8 +128,9 @@ int ksym_db_fail(struct ksym_db *db, int err, const char *fmt, ...);
 /* one line to opts.warn or opts.note, else to stderr */
 void ksym_db_warn(const struct ksym_db *db, const char *fmt, ...);
 void ksym_db_note(const struct ksym_db *db, const char *fmt, ...);
-/* FUNCS loaded, from o through tier t */
-void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t);
+/* FUNCS loaded, from o through tier t, e of it */
+void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t,
+		      enum ksym_extent e);
 
 /* ksym_db.c */
 /* what the db holds freed, the caches it built written first (the db stays) */
@@ -161,8 +164,8 @@ void ksym_db_match_hash(struct ksym_db *db);
 /* what t's entries the patterns match, as a table (NULL and errno 0: most of t) */
 struct ksym_table *ksym_db_pattern_subset(const struct ksym_db *db, const struct ksym_table *t,
 					  bool share);
-/* db->prefixes and db->names, made once */
-int ksym_db_pattern_filter(struct ksym_db *db);
+/* db->prefixes and db->names made (at ksym_db__new()): the error, or 0 */
+int ksym_db_make_filter(struct ksym_db *db);
 /* a glob over vmlinux without a prefix, or no pattern: the whole table */
 bool ksym_db_whole_patterns(const struct ksym_db *db);
 

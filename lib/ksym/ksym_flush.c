@@ -187,8 +187,9 @@ void ksym_db__flush(struct ksym_db *db)
 	 * in it, for the next boot (sites as the file has them, each checked again
 	 * when used); with modules read live, from the checked table above.
 	 */
-	if (rebased && !db->match_hit && !db->rebase_bad && !db->layout.bases_hidden &&
-	    !db->opts.no_cache && !db->live_merged && !db->match_stored) {
+	if (rebased && db->extent != KSYM_EXT_MATCHED && !db->rebase_bad &&
+	    !db->layout.bases_hidden && !db->opts.no_cache && !db->live_merged &&
+	    !db->match_stored) {
 		ksym_db_build_match_store(db, db->funcs, &db->layout, db->anchors, false);
 		db->match_stored = true;
 	}

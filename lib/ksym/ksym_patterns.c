@@ -95,7 +95,7 @@ struct ksym_table *ksym_db_pattern_subset(const struct ksym_db *db, const struct
 	err = mark_patterns(db, t, marks);
 	for (i = 0; i <= cnt / 8; i++)
 		n += __builtin_popcount(marks[i]);
-	if (!err && (db->match_hit || share || n <= cnt / 2))
+	if (!err && (db->extent == KSYM_EXT_MATCHED || share || n <= cnt / 2))
 		s = ksym_table__select(t, marks);	/* (errno set where it fails) */
 	else
 		errno = -err;
@@ -108,7 +108,7 @@ struct ksym_table *ksym_db_pattern_subset(const struct ksym_db *db, const struct
  * prefixes for the others (nothing at all: anything), plus the symbols the
  * kcore check itself looks up: text bounds and trampolines.
  */
-static int make_filter(struct ksym_db *db)
+int ksym_db_make_filter(struct ksym_db *db)
 {
 	static const char *const own[] = { "_stext", "_etext", "_sinittext", "_einittext",
 					   "ftrace_", "bpf_trampoline_" };
@@ -151,16 +151,6 @@ static int make_filter(struct ksym_db *db)
 		db->prefixes[globs + i] = (char *)own[i];
 	db->prefix_cnt = globs + n_own;
 	return 0;
-}
-
-/* Made once (the build cache's live modules may ask first), its error kept. */
-int ksym_db_pattern_filter(struct ksym_db *db)
-{
-	if (!db->filter_made) {
-		db->filter_made = true;
-		db->filter_err = make_filter(db);
-	}
-	return db->filter_err;
 }
 
 /* A glob over vmlinux with no prefix (or no pattern): the whole table; not mod:*. */

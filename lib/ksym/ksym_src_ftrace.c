@@ -49,7 +49,7 @@ static int ftrace_load(struct ksym_db *db, const struct ksym_plan_step *s)
 	}
 	ksym_db_find_anchors(syms, db->anchors);
 	ksym_table__free(syms);
-	ksym_db_set_from(db, KSYM_ORIG_FTRACE, KSYM_TIER_LIVE);
+	ksym_db_set_from(db, KSYM_ORIG_FTRACE, KSYM_TIER_LIVE, KSYM_EXT_WHOLE);
 	ksym_db_funcs_put(db, KSYM_ORIG_FTRACE, db->funcs, false, false);
 	return 0;
 }

@@ -22,11 +22,11 @@ static int kcore_load(struct ksym_db *db, const struct ksym_plan_step *s)
 		if (err)
 			return err;
 		db->funcs = db->kallsyms;
-		ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE);
+		ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE, KSYM_EXT_WHOLE);
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
-	err = ksym_db_pattern_filter(db);
+	err = db->filter_err;
 	if (!err) {
 		struct ksym_parse_opts filter = {
 			.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
@@ -40,7 +40,8 @@ static int kcore_load(struct ksym_db *db, const struct ksym_plan_step *s)
 	}
 	if (err)
 		return err;
-	ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE);
+	ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE,
+			 db->prefix_cnt || db->name_cnt ? KSYM_EXT_PARTIAL : KSYM_EXT_WHOLE);
 	ksym_db_funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, db->prefix_cnt != 0);
 	return err;
 }

@@ -77,7 +77,7 @@ static int fallback_funcs(struct ksym_db *db, const char *why)
 		     ksym_db_kallsyms_source(db));
 	db->err[0] = '\0';
 	db->funcs = db->kallsyms;
-	ksym_db_set_from(db, KSYM_ORIG_UNKNOWN, KSYM_TIER_LIVE);
+	ksym_db_set_from(db, KSYM_ORIG_UNKNOWN, KSYM_TIER_LIVE, KSYM_EXT_WHOLE);
 	return 0;
 }
 
@@ -98,7 +98,8 @@ static int tracefs_load(struct ksym_db *db, const struct ksym_plan_step *s)
 		return -EAGAIN;
 	if (err)
 		return err;
-	ksym_db_set_from(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, KSYM_TIER_LIVE);
+	ksym_db_set_from(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, KSYM_TIER_LIVE,
+			 KSYM_EXT_WHOLE);
 	ksym_db_funcs_put(db, db->origin, db->funcs, false, false);
 	return 0;
 }
@@ -114,7 +115,8 @@ static int file_load(struct ksym_db *db, const struct ksym_plan_step *s)
 		    : join_funcs(db, db->opts.funcs_path);
 	if (err)
 		return err;
-	ksym_db_set_from(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, KSYM_TIER_LIVE);
+	ksym_db_set_from(db, addrs ? KSYM_ORIG_ADDRS : KSYM_ORIG_JOIN, KSYM_TIER_LIVE,
+			 KSYM_EXT_WHOLE);
 	return 0;
 }
 

@@ -49,11 +49,13 @@ void ksym_db_note(const struct ksym_db *db, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* FUNCS loaded, from o through tier t: and how a function's site is found in them. */
-void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t)
+/* FUNCS loaded, from o through tier t, e of it: and how a function's site is found in them. */
+void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t,
+		      enum ksym_extent e)
 {
 	db->origin = o;
 	db->tier = t;
+	db->extent = e;
 	db->check.syms = db->funcs;
 	db->check.kcore = db->kcore;
 	db->check.no_trampolines = db->reader == KSYM_READ_KMEM;

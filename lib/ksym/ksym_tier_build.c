@@ -98,7 +98,8 @@ static bool hidden_match(const struct ksym_db *db, const struct ksym_table *t,
  * the patterns can match is read: the /run cache, which later runs take for
  * the whole table, is then not written.
  */
-static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_layout *l)
+static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_layout *l,
+			bool *partial)
 {
 	struct ksym_parse_opts filter = { .text_only = true };
 	struct ksym_table *extra, *all;
@@ -108,7 +109,7 @@ static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_l
 
 	if (!l->mod_btf_known)
 		return -EOPNOTSUPP;
-	err = ksym_db_pattern_filter(db);
+	err = db->filter_err;
 	if (err)
 		return err;
 	filter.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL;
@@ -135,7 +136,7 @@ static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_l
 	extra = ksym_feed__end(f, err);
 	if (!extra)
 		return -errno;
-	db->live_partial = db->prefix_cnt || db->name_cnt;
+	*partial = db->prefix_cnt || db->name_cnt;
 	if (!ksym_table__cnt(extra)) {
 		ksym_table__free(extra);
 		return 0;	/* nothing there the patterns can match */
@@ -168,6 +169,7 @@ static int build_funcs(struct ksym_db *db)
 	struct ksym_table *t;
 	char names[160], whole[64];
 	struct stat st, was;
+	bool partial = false;
 	int err;
 
 	if (db->opts.no_cache || db->opts.no_build_cache ||
@@ -228,7 +230,7 @@ static int build_funcs(struct ksym_db *db)
 	}
 	/* completion answers at once and quietly: the names the file knows */
 	if (unknown && !db->opts.cache_only) {
-		err = live_modules(db, &t, &l);
+		err = live_modules(db, &t, &l, &partial);
 		if (err) {
 			/* once: this run's cache will know them */
 			ksym_db_warn(db, "build cache %s: %zu loaded module%s not in it (%s) and not "
@@ -246,9 +248,10 @@ static int build_funcs(struct ksym_db *db)
 				     "kernel memory", path, unknown, unknown == 1 ? "" : "s", names);
 	}
 	db->funcs = t;
-	ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_BUILD);
-	db->match_hit = db->build_file[0] != '\0';
-	if (db->match_hit && db->opts.verbose)
+	ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_BUILD,
+			 db->build_file[0] ? KSYM_EXT_MATCHED :
+			 partial ? KSYM_EXT_PARTIAL : KSYM_EXT_WHOLE);
+	if (db->extent == KSYM_EXT_MATCHED && db->opts.verbose)
 		ksym_db_warn(db, "symbols from build cache %s: what these patterns matched before", path);
 	db->layout = l;
 	/* where a function read live is checked as a cold run checks it */
@@ -260,7 +263,7 @@ static int build_funcs(struct ksym_db *db)
 	/* used: the prune keeps the builds booted lately, not those written lately
 	 * (the whole file too where a pattern set's served: its sets go with it) */
 	utimensat(AT_FDCWD, path, NULL, 0);
-	if (db->match_hit) {
+	if (db->extent == KSYM_EXT_MATCHED) {
 		char whole[600];
 		char name[64];
 
@@ -426,7 +429,7 @@ static int build_load(struct ksym_db *db, const struct ksym_plan_step *s)
 		return 0;
 	}
 	/* the whole table's put keeps what the patterns match too */
-	if (!db->live_partial && !db->match_hit) {
+	if (db->extent == KSYM_EXT_WHOLE) {
 		ksym_db_funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, false);
 	} else if (db->funcs_key.boot_id[0]) {
 		struct ksym_cache_key k = db->funcs_key;

@@ -132,7 +132,7 @@ void ksym_db_match_put(struct ksym_db *db, const struct ksym_cache_key *key,
  * them kept it, else the whole one (and what they match in it is kept).
  */
 static struct ksym_table *funcs_cache_get(struct ksym_db *db, const char *source,
-					  struct ksym_cache_key *key)
+					  struct ksym_cache_key *key, enum ksym_extent *e)
 {
 	struct ksym_cache_key mk;
 	struct ksym_table *t;
@@ -144,7 +144,7 @@ static struct ksym_table *funcs_cache_get(struct ksym_db *db, const char *source
 		if (t) {
 			char path[600];
 
-			db->match_hit = true;
+			*e = KSYM_EXT_MATCHED;
 			*key = mk;
 			/* used: the newest sets are kept, by use */
 			snprintf(path, sizeof(path), "%s/%s", db->opts.cache_dir, db->run_match);
@@ -155,6 +155,7 @@ static struct ksym_table *funcs_cache_get(struct ksym_db *db, const char *source
 			return t;
 		}
 	}
+	*e = KSYM_EXT_WHOLE;
 	t = ksym_db_cache_get(db, "funcs", source, key);
 	if (t)
 		ksym_db_match_put(db, key, t, false);
@@ -209,15 +210,16 @@ void ksym_db_funcs_put(struct ksym_db *db, enum ksym_origin o, const struct ksym
 static int run_load(struct ksym_db *db, const struct ksym_plan_step *s)
 {
 	unsigned int origins = s->origins;
+	enum ksym_extent e;
 	int o;
 
 	for (o = 0; o < KSYM_ORIG_CNT; o++) {
 		if (!(origins & 1u << o))
 			continue;
-		db->funcs = funcs_cache_get(db, ksym_origin__label(o), &db->funcs_key);
+		db->funcs = funcs_cache_get(db, ksym_origin__label(o), &db->funcs_key, &e);
 		if (db->funcs) {
 			db->cached |= KSYM_DB_FUNCS;
-			ksym_db_set_from(db, o, KSYM_TIER_RUN);
+			ksym_db_set_from(db, o, KSYM_TIER_RUN, e);
 			return 0;
 		}
 	}
