@@ -295,9 +295,10 @@ int ksym_index_build(struct ksym_index *ix, const struct ksym_table *t);
 void ksym_index_free(struct ksym_index *ix);
 
 /*
- * A KALLSYMS table fed symbol by symbol (ksym_parse.c), filtered as a parse
+ * A KALLSYMS table fed symbol by symbol (ksym_feed.c), filtered as a parse
  * with opts would: for the ksym iterator's records (names without a NUL in
- * them). A symbol the file format could not hold is counted malformed. ents/arena: sizes to start from.
+ * them). A symbol the file format could not hold is counted malformed.
+ * ents/arena: sizes to start from.
  * end() frees the feed and returns the table, or NULL with errno (from err
  * where err is nonzero).
  */

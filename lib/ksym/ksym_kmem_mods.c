@@ -71,7 +71,8 @@ static int cmp_u64(const void *a, const void *b)
  * value: /proc/kallsyms lists a module's symbol in upper case only if it is
  * one of these, by name and value.
  */
-static int read_exports(struct ksym_kcore *kc, uint64_t syms, uint32_t num, struct ksym_mod_exports *ex)
+static int read_exports(struct ksym_kcore *kc, uint64_t syms, uint32_t num,
+			struct ksym_mod_exports *ex)
 {
 	int32_t *ks = NULL;
 	uint32_t i;

@@ -102,8 +102,8 @@ static inline const struct res_rec *res_at(const struct ksym_res *x, size_t off,
 }
 
 /* Whether the record's whole name (prefix, then what it stores) is q. */
-static inline bool res_is(const struct ksym_res *x, const struct res_rec *r, const struct res_view *v,
-		   const char *q, size_t qlen)
+static inline bool res_is(const struct ksym_res *x, const struct res_rec *r,
+			  const struct res_view *v, const char *q, size_t qlen)
 {
 	size_t pl = x->pfxlen[r->pfx];
 
