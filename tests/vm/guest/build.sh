@@ -226,6 +226,10 @@ c)
 		"grep -q '\"attached\":1' $O/c-kr-none.out && ! ls $D/build-* > /dev/null 2>&1"
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	check "kptr_restrict=2 done: the build cache imported back" sh -c "$K cache import $O/pre-kr.ksym > /dev/null"
+	# the other side of "no /run cache" above: with the bases shown, the same run writes one
+	run_boot c-kr-after -p 'vfs_*' -o json
+	check "kptr_restrict=0: the same run writes /run's cache" sh -c \
+		"grep -q '\"build_cache\":true' $O/c-kr-after.out && ls /run/ksymattach/funcs* > /dev/null 2>&1"
 	# what a damaged, foreign, unsafe or forged file does: ignored or refused and
 	# removed, the run right and cold, the file written anew
 	f=$D/$(ls $D | grep '^build-' | head -n1)
