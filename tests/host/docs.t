@@ -61,4 +61,14 @@ for k in $keys; do
 done
 if [ -z "$bad" ]; then ok "every key of the shipped config, with its shown value, passes --check-config"
 else nok "shipped config lines the parser refuses:$bad"; fi
+
+# The project speaks of itself only: no working history in its files.
+hist=$(cd "$top" && git ls-files 2>/dev/null | grep -vE '^tests/data/|^tests/fuzz/corpus/' |
+	xargs -d '\n' grep -nIE '(^|[^.a-z_-])([Ss]ession|[Ii]ssue) #?[0-9]|(this|earlier|previous|last|that) session\b' 2>/dev/null)
+if [ -d "$top/.git" ] || git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
+	if [ -z "$hist" ]; then ok "no file speaks of sessions or issue numbers"
+	else nok "files that speak of sessions or issue numbers: $(echo "$hist" | head -n3 | tr '\n' ' ')"; fi
+else
+	ok "no file speaks of sessions or issue numbers # SKIP not a git checkout"
+fi
 echo "1..$n"
