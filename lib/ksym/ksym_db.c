@@ -28,6 +28,7 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	memcpy(&db->opts, opts, opts->sz < sizeof(db->opts) ? opts->sz : sizeof(db->opts));
 	db->opts.sz = sizeof(db->opts);
 	db->key_err = 1;
+	db->reader = &ksym_read_file;
 	if (!db->opts.cache_dir)
 		db->opts.cache_dir = KSYM_CACHE_DIR;
 	if (!db->opts.build_cache_dir)
@@ -92,8 +93,8 @@ const char *ksym_db__funcs_source(const struct ksym_db *db)
 	if (db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_BUILD)
 		return "kallsyms+kcore (build cache)";
 	if (db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_LIVE)
-		return db->reader == KSYM_READ_ITER ? "iter+kcore" :
-		       db->reader == KSYM_READ_KMEM ? "kmem+kcore" : "kallsyms+kcore";
+		return db->reader == &ksym_read_iter ? "iter+kcore" :
+		       db->reader == &ksym_read_kmem ? "kmem+kcore" : "kallsyms+kcore";
 	return ksym_origin__label(db->origin);
 }
 

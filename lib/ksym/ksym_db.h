@@ -47,11 +47,7 @@ struct ksym_db {
 		KSYM_EXT_PARTIAL,	/* some of it read only as far as the patterns go */
 		KSYM_EXT_MATCHED,	/* only what these patterns matched at an earlier run */
 	} extent;
-	enum ksym_reader {
-		KSYM_READ_FILE,		/* /proc/kallsyms or a file given */
-		KSYM_READ_ITER,		/* the ksym BPF iterator */
-		KSYM_READ_KMEM,		/* the kernel's table in memory (it lists no trampoline) */
-	} reader;
+	const struct ksym_syms_reader *reader;	/* of kallsyms: ksym_read_file unless live */
 	unsigned int cached;		/* KSYM_DB_* served from /run's cache */
 	struct ksym_site_check check;	/* how a function's site is found (ksym_site.c) */
 
@@ -117,6 +113,22 @@ struct ksym_source {
 	enum ksym_site_kind produces;	/* how a function's site is found in what it loads */
 	int (*load)(struct ksym_db *db, const struct ksym_plan_step *s);
 };
+
+/*
+ * A reader of the running kernel's kallsyms table (ksym_syms.c), tried in
+ * order: the kernel's table in memory, the ksym BPF iterator, /proc/kallsyms.
+ * Each gives names and addresses; they differ in whether the table lists
+ * ftrace's and BPF's trampolines, which the site check must know. load()
+ * fills *out, or returns -EAGAIN, "not mine", with a -v line saying why.
+ */
+struct ksym_syms_reader {
+	const char *label;		/* "kmem", "iter", "kallsyms": the source's label */
+	bool lists_trampolines;
+	int (*load)(struct ksym_db *db, const struct ksym_parse_opts *po,
+		    struct ksym_table **out);
+};
+
+extern const struct ksym_syms_reader ksym_read_kmem, ksym_read_iter, ksym_read_file;
 
 extern const struct ksym_source ksym_tier_run, ksym_tier_build;
 extern const struct ksym_source ksym_src_ftrace, ksym_src_kcore, ksym_src_tracefs, ksym_src_file,

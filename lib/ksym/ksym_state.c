@@ -58,6 +58,6 @@ void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t,
 	db->extent = e;
 	db->check.syms = db->funcs;
 	db->check.kcore = db->kcore;
-	db->check.no_trampolines = db->reader == KSYM_READ_KMEM;
+	db->check.no_trampolines = !db->reader->lists_trampolines;
 	db->check.anchors = db->anchors;
 }

@@ -123,7 +123,8 @@ int ksym_db_source_refused(struct ksym_db *db, int err, bool asked, bool *warned
 
 /*
  * The live table's text symbols from the kernel's own table in memory, read
- * through kcore: no walk in the kernel at all. -EAGAIN: try the iterator.
+ * through kcore: no walk in the kernel at all, and no trampoline (they are
+ * not in that table). -EAGAIN: try the iterator.
  */
 static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
 		     struct ksym_table **out)
@@ -137,10 +138,8 @@ static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
 		return -EAGAIN;
 	*out = ksym_kmem__load(db->kcore, po);
 	db->phase_ns[KSYM_PH_READ] += st->read_ns;
-	if (*out) {
-		db->reader = KSYM_READ_KMEM;
+	if (*out)
 		return 0;
-	}
 	err = errno;
 	if (err == EACCES || err == EPERM)
 		snprintf(denied, sizeof(denied), "/proc/kcore refused%s",
@@ -170,10 +169,8 @@ static int load_iter(struct ksym_db *db, const struct ksym_parse_opts *po,
 	*out = ksym_table__load_iter(po);
 	db->phase_ns[KSYM_PH_READ] += st->read_ns;
 	db->phase_ns[KSYM_PH_PARSE] += st->parse_ns;
-	if (*out) {
-		db->reader = KSYM_READ_ITER;
+	if (*out)
 		return 0;
-	}
 	err = errno;
 	if (err != EINTR)
 		snprintf(db->iter_err, sizeof(db->iter_err), "%s", iter_error(err));
@@ -181,6 +178,19 @@ static int load_iter(struct ksym_db *db, const struct ksym_parse_opts *po,
 				      "cannot read the kernel's symbols through the ksym BPF iterator",
 				      "ksym BPF iterator", db->iter_err, "reading /proc/kallsyms");
 }
+
+const struct ksym_syms_reader ksym_read_kmem = {
+	.label = "kmem", .lists_trampolines = false, .load = load_kmem,
+};
+const struct ksym_syms_reader ksym_read_iter = {
+	.label = "iter", .lists_trampolines = true, .load = load_iter,
+};
+/* the last: the file read as any symbol file is, below (no load of its own) */
+const struct ksym_syms_reader ksym_read_file = {
+	.label = "kallsyms", .lists_trampolines = true,
+};
+
+static const struct ksym_syms_reader *const live_readers[] = { &ksym_read_kmem, &ksym_read_iter };
 
 /* Read + parse of one file, timed by the loader. */
 int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
@@ -190,6 +200,7 @@ int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char 
 	struct ksym_parse_stats st = {};
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
 				      .index = index, .stop = db->opts.stop };
+	size_t i;
 	int err;
 
 	if (filter) {
@@ -198,11 +209,11 @@ int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char 
 		po.names = filter->names;
 		po.name_cnt = filter->name_cnt;
 	}
-	if (fmt == KSYM_FMT_KALLSYMS && !strcmp(path, "/proc/kallsyms")) {
-		err = load_kmem(db, &po, out);
-		if (err != -EAGAIN)
-			return err;
-		err = load_iter(db, &po, out);
+	for (i = 0; fmt == KSYM_FMT_KALLSYMS && !strcmp(path, "/proc/kallsyms") &&
+		    i < sizeof(live_readers) / sizeof(live_readers[0]); i++) {
+		err = live_readers[i]->load(db, &po, out);
+		if (!err)
+			db->reader = live_readers[i];
 		if (err != -EAGAIN)
 			return err;
 	}
