@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "ksym_internal.h"
@@ -37,11 +36,6 @@ struct answer_rec {
 	uint32_t flags;		/* KSYM_F_*; NO_OFF: not found */
 	char type;
 	char pad[3];
-};
-
-struct ksym_answers {
-	void *map;
-	size_t len;
 };
 
 static uint64_t answers_hdr_sum(const struct answers_hdr *h)
@@ -106,18 +100,6 @@ int ksym_cache__store_answers(const char *dir, const char *name, const struct ks
 	return err;
 }
 
-/* The mapping that answers live in, held until ksym_answers__free(). */
-struct ksym_answers *ksym_answers_of(char *map, size_t len)
-{
-	struct ksym_answers *a = malloc(sizeof(*a));
-
-	if (!a)
-		return ksym_unmap_err(map, len, ENOMEM), NULL;
-	a->map = map;
-	a->len = len;
-	return a;
-}
-
 struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 					      const struct ksym_cache_key *key,
 					      const char *const *names, size_t n, struct ksym *out)
@@ -170,10 +152,3 @@ struct ksym_answers *ksym_cache__load_answers(const char *dir, const char *name,
 	return ksym_answers_of(map, st.st_size);
 }
 
-void ksym_answers__free(struct ksym_answers *a)
-{
-	if (!a)
-		return;
-	munmap(a->map, a->len);
-	free(a);
-}

@@ -5,8 +5,9 @@
  * an open, an mmap and one checksum pass, no parsing. After the table comes a
  * resolve section (ksym_resolve.c), from which a list of names is resolved
  * without the table. A list's answers, as a later run of the same list wants
- * them, are a file of their own (ksym_answers.c). The key is
- * ksym_cache_key.c's, and ksym_write.c writes the files.
+ * them, are a file of their own (ksym_answers.c); it and the resolve section
+ * hand answers back in the mapping they live in (struct ksym_answers, here).
+ * The key is ksym_cache_key.c's, and ksym_write.c writes the files.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -357,6 +358,32 @@ out:
 	free(c.mods);
 	free(pay);
 	return err;
+}
+
+/* A list's answers, as the mapping they live in. */
+struct ksym_answers {
+	void *map;
+	size_t len;
+};
+
+/* The mapping that answers live in, held until ksym_answers__free(). */
+struct ksym_answers *ksym_answers_of(char *map, size_t len)
+{
+	struct ksym_answers *a = malloc(sizeof(*a));
+
+	if (!a)
+		return ksym_unmap_err(map, len, ENOMEM), NULL;
+	a->map = map;
+	a->len = len;
+	return a;
+}
+
+void ksym_answers__free(struct ksym_answers *a)
+{
+	if (!a)
+		return;
+	munmap(a->map, a->len);
+	free(a);
 }
 
 struct ksym_answers *ksym_cache__resolve(const char *dir, const char *name,
