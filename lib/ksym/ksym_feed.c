@@ -6,7 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ksym_parse.h"
+#include "ksym_filter.h"
+#include "ksym_parser.h"
 
 struct ksym_feed {
 	struct parser ps;

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ksym_parse.h"
+#include "ksym_filter.h"
+#include "ksym_parser.h"
 
 static bool exact_name(const struct parser *ps, const char *name, size_t len)
 {

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "ksym_internal.h"
-#include "ksym_parse.h"
+#include "ksym_filter.h"
+#include "ksym_parser.h"
 
 /* Copies [s, s + len) and a NUL to the strings kept; *off: where. */
 static int emit(struct parser *ps, const char *s, size_t len, uint32_t *off)

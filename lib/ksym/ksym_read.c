@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
-#include "ksym_parse.h"
+#include "ksym_filter.h"
+#include "ksym_parser.h"
 
 int ksym__read_file(const char *path, char **bufp, size_t *lenp)
 {

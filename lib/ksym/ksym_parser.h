@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The parser's state, shared by the parser (ksym_parse.c), its filters
- * (ksym_filter.c), the feed (ksym_feed.c) and the reader (ksym_read.c).
+ * (ksym_filter.c, ksym_filter.h), the feed (ksym_feed.c) and the reader
+ * (ksym_read.c).
  */
-#ifndef KSYM_PARSE_H
-#define KSYM_PARSE_H
+#ifndef KSYM_PARSER_H
+#define KSYM_PARSER_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -69,24 +70,6 @@ static inline unsigned int ksym_first2(const char *s, size_t len)
 	return (unsigned char)s[0] << 8 | (len > 1 ? (unsigned char)s[1] : 0);
 }
 
-/*
- * Whether the name [name, name + len) starts with one of the prefixes asked
- * for or is one of the names (ksym_filter.c). No filter: everything is kept.
- */
-bool ksym_keep_name(const struct parser *ps, const char *name, size_t len);
-
-/* Whether the filters keep a well-formed line. */
-static inline bool ksym_keep_line(const struct parser *ps, const struct ksym_line *l)
-{
-	if (ps->text_only && !ksym_type_is_text(l->type))
-		return false;
-	if ((ps->prefixes || ps->names) && !ksym_keep_name(ps, l->name, l->name_len))
-		return false;
-	/* 6.1's list holds placeholders for records it could not name */
-	return ps->fmt != KSYM_FMT_FUNCS || l->name_len < 27 ||
-	       memcmp(l->name, "__ftrace_invalid_address___", 27);
-}
-
 /* A line kept: its name (and module) copied, an entry added. */
 int ksym_parse_add(struct parser *ps, const struct ksym_line *l);
 
@@ -103,8 +86,6 @@ struct ksym_table *ksym_parse_begin(struct parser *ps, enum ksym_format fmt, cha
 int ksym_parse_piece(struct parser *ps, const char *s, size_t len, bool eof);
 /* The file's end: the table finished (address order, index) */
 int ksym_parse_end(struct parser *ps);
-/* The prefixes' and names' filters made from the options */
-int ksym_filters_init(struct parser *ps);
 /* The table, or NULL with errno where err (or the parse) failed */
 struct ksym_table *ksym_parse_done(struct parser *ps, int err);
 
