@@ -202,7 +202,7 @@ static inline void ksym_fill(const struct ksym_table *t, const struct ksym_ent *
 	out->flags = ksym_ent_flags(t, e);
 }
 
-/* The table's address keys, built at the first lookup by address (ksym.c). */
+/* The table's address keys, built at the first lookup by address (ksym_table.c). */
 const struct ksym_akeys *ksym_akeys_get(const struct ksym_table *t);
 
 /* A function's kallsyms type: t/T, or w/W for a weak one. */
@@ -405,7 +405,7 @@ int ksym_cache_dir(const char *dir);
 void *ksym_unmap_err(void *map, size_t len, int err);
 /* Whether two keys are the same boot, release, source and modules. */
 bool ksym_cache_key_eq(const struct ksym_cache_key *a, const struct ksym_cache_key *b);
-/* The answers (ksym_answers.c) that live in map, held until ksym_answers__free(). */
+/* The answers that live in map, held until ksym_answers__free() (ksym_cache.c). */
 struct ksym_answers *ksym_answers_of(char *map, size_t len);
 /* The running kernel's cache key, from /proc/modules' text as read already. */
 int ksym_cache__live_key_from(struct ksym_cache_key *key, const char *source, const char *modules);
