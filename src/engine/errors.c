@@ -5,6 +5,8 @@
  * Each sets the engine's message and returns the negative errno.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -13,7 +15,7 @@
 
 #include <ksym/ksym.h>
 
-#include "attach_internal.h"
+#include "engine.h"
 #include "hitprog.h"
 #include "kernel.h"
 
@@ -143,4 +145,28 @@ int ka_session_missing(struct kattach *a)
 		return 0;
 	return ka_fail(a, EOPNOTSUPP, "kprobe.session needs Linux >= 6.10: kernel %s has none "
 		    "(no bpf_session_cookie kfunc)", kernel_release());
+}
+
+int ka_fail(struct kattach *a, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->err, sizeof(a->err), fmt, ap);
+	va_end(ap);
+	return err < 0 ? err : -err;
+}
+
+void ka_warn(const struct kattach *a, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (a->opts.sources && a->opts.sources->warn)
+		a->opts.sources->warn(msg);
+	else
+		fprintf(stderr, "warning: %s\n", msg);
 }

@@ -8,7 +8,7 @@
 
 #include <bpf/bpf.h>
 
-#include "attach_internal.h"
+#include "engine.h"
 #include "clock.h"
 #include "kernel.h"
 

@@ -19,7 +19,7 @@
 
 #include <ksym/ksym.h>
 
-#include "attach_internal.h"
+#include "engine.h"
 #include "clock.h"
 #include "kernel.h"
 #include "ksymattach.skel.h"

@@ -10,7 +10,7 @@
 
 #include <ksym/ksym.h>
 
-#include "attach_internal.h"
+#include "engine.h"
 #include "clock.h"
 #include "kernel.h"
 

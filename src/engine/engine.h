@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-#ifndef KSA_ATTACH_INTERNAL_H
-#define KSA_ATTACH_INTERNAL_H
+#ifndef KSA_ENGINE_H
+#define KSA_ENGINE_H
 
 /*
  * The engine's state and the helpers its files share: resolve.c (patterns
- * to targets), attach.c (links, counters, detach), kprobes.c (the classic-kprobe fallback), floor.c
- * (the floor resolver), errors.c (the kernel's refusals as messages). Not
+ * to targets), attach.c (the run: load, links, counters, detach), links.c
+ * (the links and what they leave out), kprobes.c (the classic-kprobe
+ * fallback), floor.c (the floor resolver), errors.c (messages, and the
+ * kernel's refusals as messages), resolvers.c (what each resolver is). Not
  * for the engine's users: attach.h is theirs.
  */
 #include <stdbool.h>
@@ -65,7 +67,7 @@ struct kattach {
 
 /*
  * What a resolver is, as values the engine reads instead of asking which one
- * it is (resolvers[] in attach.c).
+ * it is (resolvers[] in resolvers.c).
  */
 enum ka_names {
 	KA_NAMES_NEVER,		/* the kernel gets addresses */
@@ -90,7 +92,7 @@ static inline enum bpf_attach_type ka_link_type(const struct kattach *a)
 	return a->opts.mode == KATTACH_SESSION ? BPF_TRACE_KPROBE_SESSION : BPF_TRACE_KPROBE_MULTI;
 }
 
-/* The engine's message from fmt; returns err as a negative errno. */
+/* The engine's message from fmt; returns err as a negative errno (errors.c). */
 int ka_fail(struct kattach *a, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ka_warn(const struct kattach *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -98,7 +100,7 @@ void ka_warn(const struct kattach *a, const char *fmt, ...) __attribute__((forma
 /* Targets and picks by address, their first member (resolve.c) */
 int ka_addr_cmp(const void *x, const void *y);
 
-/* Links and the targets they leave out (attach.c) */
+/* Links and the targets they leave out (links.c) */
 int ka_push_link(struct kattach *a, int fd);
 void ka_exclude(struct kattach *a, struct kattach_target *t, int err);
 void ka_exclude_name(struct kattach *a, const char *name, int err);
@@ -106,6 +108,8 @@ ssize_t ka_distinct_names(struct kattach *a);
 int ka_attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n);
 int ka_no_multi(struct kattach *a, int err);
 int ka_arm(struct kattach *a);
+/* How the kernel refuses a link for an address that is no ftrace location */
+bool ka_refuses_address(int err);
 
 /* The kernel's refusals (errors.c) */
 int ka_attach_error(struct kattach *a, int err, size_t cnt);
@@ -122,4 +126,4 @@ int ka_fall_back(struct kattach *a);
 /* The floor (floor.c) */
 int ka_attach_floor(struct kattach *a);
 
-#endif
+#endif /* KSA_ENGINE_H */
