@@ -137,6 +137,7 @@ static void plan_in(struct ksym_db *db, struct ksym_plan_in *in)
 	in->allow_unknown = o->allow_unknown_traceability;
 	in->no_cache = o->no_cache;
 	in->no_build_cache = o->no_build_cache;
+	in->no_text_check = !KSYM_SITE_TEXT_CHECK;
 	in->tracefs = !ksym_db_find_tracefs(db);
 	in->tracefs_denied = db->tracefs_denied;
 	if (in->tracefs) {
@@ -164,6 +165,10 @@ int ksym_db_refuse(struct ksym_db *db, enum ksym_refusal r)
 					    db->tracefs_denied);
 		return ksym_db_fail(db, ENOENT,
 				    "tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+	case KSYM_REFUSE_NO_TEXT_CHECK:
+		return ksym_db_fail(db, EOPNOTSUPP, "this build reads no function entry of its "
+				    "architecture in the kernel text (x86-64 only so far), which "
+				    "kcore's check and ftrace's records need; tracefs' lists serve");
 	case KSYM_REFUSE_NO_CACHE:
 		return ksym_db_fail(db, ENOENT, "no symbol cache for this boot in %s", db->opts.cache_dir);
 	default:

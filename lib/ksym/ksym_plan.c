@@ -83,12 +83,21 @@ void ksym_plan__make(const struct ksym_plan_in *in, struct ksym_load_plan *p)
 		 */
 		bool live = in->live_syms && !in->kcore_file && !in->addrs_file &&
 			    !in->names_file;
+		/* (without a text check no run made the others, and none is confirmed) */
+		unsigned int run = in->no_text_check ? O(ADDRS) | O(JOIN) :
+				   O(KCORE) | O(FTRACE) | O(ADDRS) | O(JOIN);
 
 		if (!in->no_cache && live)
-			add(p, KSYM_STEP_RUN_CACHE, O(KCORE) | O(FTRACE) | O(ADDRS) | O(JOIN), false);
-		if (!in->no_cache && !in->no_build_cache && live)
+			add(p, KSYM_STEP_RUN_CACHE, run, false);
+		if (!in->no_cache && !in->no_build_cache && live && !in->no_text_check)
 			add(p, KSYM_STEP_BUILD_CACHE, 0, false);
 		p->end = KSYM_REFUSE_NO_CACHE;
+		return;
+	}
+	/* every kcore step reads the kernel's text (or names sites by it) */
+	if (in->no_text_check && (in->funcs_from == KSYM_FUNCS_FTRACE ||
+				  in->funcs_from == KSYM_FUNCS_KALLSYMS || in->kcore_file)) {
+		p->refusal = KSYM_REFUSE_NO_TEXT_CHECK;
 		return;
 	}
 	if (in->funcs_from == KSYM_FUNCS_FTRACE) {
@@ -108,7 +117,7 @@ void ksym_plan__make(const struct ksym_plan_in *in, struct ksym_load_plan *p)
 		return;
 	}
 	/* given lists say what they list; kcore by default only where tracefs shows ftrace */
-	if (!in->addrs_file && !in->names_file &&
+	if (!in->addrs_file && !in->names_file && !in->no_text_check &&
 	    (in->kcore_file ||
 	     (in->live_syms && (in->funcs_from == KSYM_FUNCS_KALLSYMS ||
 				(in->funcs_from == KSYM_FUNCS_AUTO && in->tracefs))))) {
@@ -163,6 +172,7 @@ int ksym_plan__str(const struct ksym_load_plan *p, char *buf, size_t len)
 		[KSYM_REFUSE_NONE] = "", [KSYM_REFUSE_FTRACE_FILES] = "ftrace-files",
 		[KSYM_REFUSE_KCORE_PAIR] = "kcore-pair", [KSYM_REFUSE_NO_LIST] = "no-list",
 		[KSYM_REFUSE_TRACEFS] = "tracefs", [KSYM_REFUSE_NO_CACHE] = "no-cache",
+		[KSYM_REFUSE_NO_TEXT_CHECK] = "no-text-check",
 	};
 	size_t i, off = 0;
 	int k;

@@ -47,6 +47,7 @@ enum ksym_refusal {
 	KSYM_REFUSE_NO_LIST,		/* a symbol file and no function list */
 	KSYM_REFUSE_TRACEFS,		/* tracefs not mounted, or not accessible */
 	KSYM_REFUSE_NO_CACHE,		/* cache only, and no cache served */
+	KSYM_REFUSE_NO_TEXT_CHECK,	/* a source that reads the text, and no reader of it */
 };
 
 /* The options and the machine, as the plan sees them. */
@@ -63,6 +64,8 @@ struct ksym_plan_in {
 	bool allow_unknown;
 	bool no_cache;
 	bool no_build_cache;
+	/* this build reads no function entry of its architecture (ksym_site.h) */
+	bool no_text_check;
 	/* the machine: tracefs found (else why not), and whether it lists addresses */
 	bool tracefs;
 	bool tracefs_denied;	/* there, but not accessible to this user */

@@ -13,6 +13,19 @@
 #include "ksym_internal.h"
 #include "ksym_build.h"
 
+/*
+ * Whether this build reads its architecture's function entries in the
+ * kernel's text (ksym_site_<arch>.c): x86-64 only so far. Elsewhere a load
+ * takes the sites the kernel lists (tracefs) and refuses the sources that
+ * read the text: a site guessed from another architecture's code would be a
+ * wrong answer.
+ */
+#if defined(__x86_64__)
+#define KSYM_SITE_TEXT_CHECK 1
+#else
+#define KSYM_SITE_TEXT_CHECK 0
+#endif
+
 /* x86-64's ENDBR64: a site is at a function's entry, or this far past it. */
 #define KSYM_ENDBR_LEN 4
 

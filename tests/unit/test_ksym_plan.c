@@ -57,6 +57,8 @@ static void parse(const char *words, struct ksym_plan_in *in)
 			in->no_cache = true;
 		else if (!strcmp(w, "no-build-cache"))
 			in->no_build_cache = true;
+		else if (!strcmp(w, "no-text-check"))	/* an architecture without one */
+			in->no_text_check = true;
 		else if (!strcmp(w, "tracefs"))
 			in->tracefs = true;
 		else if (!strcmp(w, "tracefs-denied"))
@@ -128,6 +130,16 @@ static const struct row {
 	/* a symbol file and no list: this kernel's lists are not the file's */
 	{ "map-file addrs", "refuse:no-list" },
 	{ "kallsyms-file addrs allow-unknown", "refuse:no-list unknown" },
+	/* an architecture whose function entries this build does not read: the kernel's lists */
+	{ "no-text-check addrs", "run(addrs) tracefs(addrs)" },
+	{ "no-text-check addrs whole", "run(addrs) tracefs(addrs)" },
+	{ "no-text-check tracefs", "run(join) tracefs(join)" },
+	{ "no-text-check source=tracefs addrs", "run(addrs) tracefs(addrs)" },
+	{ "no-text-check cache-only addrs", "run(addrs,join) end:no-cache" },
+	{ "no-text-check addrs-file", "file-addrs" },
+	{ "no-text-check source=kallsyms addrs", "refuse:no-text-check" },
+	{ "no-text-check source=ftrace addrs", "refuse:no-text-check" },
+	{ "no-text-check kallsyms-file kcore-file", "refuse:no-text-check" },
 };
 
 static void test_rows(void **state)
@@ -218,7 +230,19 @@ static void check(const struct ksym_plan_in *in, const struct ksym_load_plan *p)
 				    in->cache_only);
 		if (s->asked)
 			assert_int_equal(in->funcs_from, KSYM_FUNCS_FTRACE);
+		/* no text read, and no table a text check made, without a reader of it */
+		if (in->no_text_check) {
+			assert_false(ksym_step__needs_kcore(s->step));
+			if (s->step == KSYM_STEP_RUN_CACHE)
+				assert_int_equal(s->origins & (1u << KSYM_ORIG_KCORE |
+							       1u << KSYM_ORIG_FTRACE), 0);
+		}
 	}
+	/* a source that reads the text, asked for without a reader of it: refused */
+	if (in->no_text_check && !in->cache_only &&
+	    (in->funcs_from == KSYM_FUNCS_FTRACE || in->funcs_from == KSYM_FUNCS_KALLSYMS ||
+	     in->kcore_file))
+		assert_int_equal(p->refusal, KSYM_REFUSE_NO_TEXT_CHECK);
 }
 
 static void test_every_input(void **state)
@@ -247,14 +271,13 @@ static void test_every_input(void **state)
 			in.tracefs = bits & 2048;
 			in.tracefs_denied = !in.tracefs && (bits & 4096);
 			in.tracefs_addrs = in.tracefs && (bits & 8192);
-			if (bits & 16384)
-				continue;	/* (room for one more input) */
+			in.no_text_check = bits & 16384;
 			ksym_plan__make(&in, &p);
 			check(&in, &p);
 			plans++;
 		}
 	}
-	assert_int_equal(plans, 4 * (1u << 14));
+	assert_int_equal(plans, 4 * (1u << 15));
 }
 
 /* A buffer too short says so, and holds what fits. */
