@@ -1,5 +1,24 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # ksymattach: build, test and VM bench. `make deps` once on a fresh Debian 12.
+HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
+# `make ARCH=arm64` on x86-64: a cross build in a directory of its own, with the
+# cross compiler (make deps) and the target's static libraries, which
+# scripts/pkgcache unpacks from the target's Debian packages into a sysroot.
+ifneq ($(ARCH),$(HOST_ARCH))
+ifneq ($(ARCH),arm64)
+$(error ARCH=$(ARCH): only arm64 is cross-built here)
+endif
+OUTPUT ?= build/$(ARCH)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+CC := $(CROSS_COMPILE)gcc
+AR := $(CROSS_COMPILE)ar
+SYSROOT := $(abspath $(OUTPUT)/sysroot)
+SYSROOT_STAMP := $(SYSROOT)/.complete
+CROSS_CFLAGS := -I$(SYSROOT)/usr/include
+LDFLAGS += -L$(SYSROOT)/usr/lib/aarch64-linux-gnu
+LIBBPF_MAKE_FLAGS := CC=$(CC) AR=$(AR) NO_PKG_CONFIG=1 EXTRA_CFLAGS="$(CROSS_CFLAGS)"
+endif
 OUTPUT ?= build
 CC ?= gcc
 CLANG ?= clang
@@ -7,7 +26,6 @@ BPFTOOL ?= bpftool
 LLVM_STRIP ?= llvm-strip
 LIBBPF_SRC := $(abspath libbpf/src)
 LIBBPF_OBJ := $(abspath $(OUTPUT)/libbpf.a)
-ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 # Install directories, GNU style (the package passes PREFIX=/usr SYSCONFDIR=/etc).
 # SYSCONFDIR is built into the binary: the default config is read from there.
@@ -26,7 +44,7 @@ INSTALL ?= install
 
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
-override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE
+override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE $(CROSS_CFLAGS)
 
 # One directory per part, dependencies one way, each part compiled with only
 # the include paths of what it may use:
@@ -73,14 +91,20 @@ lib: $(OUTPUT)/libksym.a $(OUTPUT)/libksym.pc
 libbpf/src/Makefile:
 	scripts/pkgcache libbpf-src libbpf
 
-$(LIBBPF_OBJ): libbpf/src/Makefile | $(OUTPUT)/libbpf
+$(LIBBPF_OBJ): libbpf/src/Makefile $(SYSROOT_STAMP) | $(OUTPUT)/libbpf
 	$(MAKE) -C $(LIBBPF_SRC) BUILD_STATIC_ONLY=1 OBJDIR=$(abspath $(OUTPUT)/libbpf) \
 		DESTDIR=$(abspath $(OUTPUT)) INCLUDEDIR= LIBDIR= UAPIDIR= \
-		CFLAGS="-O2 -g -fPIC" install >/dev/null
+		CFLAGS="-O2 -g -fPIC" $(LIBBPF_MAKE_FLAGS) install >/dev/null
 	cp $(OUTPUT)/libbpf/libbpf.a $@
 
 $(OUTPUT) $(OUTPUT)/libbpf:
 	mkdir -p $@
+
+ifdef SYSROOT
+$(SYSROOT_STAMP): | $(OUTPUT)
+	scripts/pkgcache sysroot $(ARCH) $(SYSROOT) > /dev/null
+$(KSYM_OBJS): $(SYSROOT_STAMP)
+endif
 
 # BPF side: compiled against the committed vmlinux.h (make vmlinux-h regenerates it).
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h bpf/ksa_common.bpf.h vmlinux.h $(LIBBPF_OBJ) | $(OUTPUT)
@@ -119,7 +143,7 @@ $(OUTPUT)/libksym.pc: lib/ksym/libksym.pc.in lib/ksym/include/ksym/ksym.h
 
 # One static file: runs on fleet nodes without libbpf and inside the VM.
 $(OUTPUT)/ksymattach: $(APP_OBJS) $(OUTPUT)/libksym.a $(LIBBPF_OBJ)
-	$(CC) $(CFLAGS) -static $^ $(APP_LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) -static $^ $(APP_LDLIBS) -o $@
 
 # examples/: an agent linking libksym (static, so that it runs in the VM too).
 .PHONY: examples
@@ -132,7 +156,7 @@ $(OUTPUT)/examples/%.bpf.o: examples/%.bpf.c vmlinux.h $(LIBBPF_OBJ)
 $(OUTPUT)/examples/agent: examples/agent.c $(OUTPUT)/examples/agent.skel.h $(OUTPUT)/libksym.a \
 		$(LIBBPF_OBJ) $(KSYM_HDRS)
 	$(CC) $(CFLAGS) -I$(OUTPUT)/examples $(LIB_INC) $(BPF_INC) $< $(OUTPUT)/libksym.a \
-		$(LIBBPF_OBJ) -static $(LDLIBS) -o $@
+		$(LIBBPF_OBJ) $(LDFLAGS) -static $(LDLIBS) -o $@
 
 .PHONY: vmlinux-h
 vmlinux-h:
@@ -143,7 +167,8 @@ vmlinux-h:
 DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-dev \
 	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl \
 	libclang-rt-14-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
-	prometheus systemd bash-completion debian-archive-keyring strace
+	prometheus systemd bash-completion debian-archive-keyring strace \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 .PHONY: deps
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
@@ -297,11 +322,20 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # alone for minutes.
 VM_FIRST := tests/vm/linux-newest.t tests/vm/linux-6.12.t tests/vm/fleet-trixie.t tests/vm/fleet-6.12.t
 VM_TESTS := $(VM_FIRST) $(filter-out $(VM_FIRST),$(wildcard tests/vm/*.t))
-check: all examples deb $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS)
+# The arm64 build beside this one, for the host test that runs it under qemu-user.
+.PHONY: cross
+ifeq ($(HOST_ARCH),x86)
+cross:
+	$(MAKE) ARCH=arm64 OUTPUT=$(OUTPUT)/arm64 all examples
+else
+cross:
+endif
+
+check: all examples deb cross $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS)
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS) tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
-check-host: all $(DATA)
+check-host: all cross $(DATA)
 	$(TEST_ENV) prove -f --exec '' tests/host/*.t
 check-vm: all examples deb $(VM_TOOLS)
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS)

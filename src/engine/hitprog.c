@@ -70,8 +70,16 @@ static void emit_lookup(struct prog *p, int map_fd)
 	emit(p, CALL(BPF_FUNC_map_lookup_elem));
 }
 
+/*
+ * Where a classic kprobe's handler finds the saved IP, and how far past the
+ * probed address it is: x86-64's int3 leaves it one past, arm64's BRK at it.
+ */
 #if defined(__x86_64__)
 #define REGS_IP_OFF offsetof(struct pt_regs, rip)
+#define REGS_IP_PAST 1
+#elif defined(__aarch64__)
+#define REGS_IP_OFF offsetof(struct user_pt_regs, pc)
+#define REGS_IP_PAST 0
 #else
 #error "the saved IP's place in struct pt_regs is not known for this architecture"
 #endif
@@ -102,9 +110,10 @@ static size_t assemble(struct prog *p, int map_fd, int armed_fd, enum hitprog_ke
 		emit(p, INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 0, self));
 	}
 	if (key == HITPROG_KEY_REGS) {
-		/* a kprobe's handler sees the IP as its int3 left it, one past */
+		/* a kprobe's handler sees the IP as its trap left it */
 		emit(p, LDXDW(R0, R6, REGS_IP_OFF));
-		emit(p, ADDI(R0, -1));
+		if (REGS_IP_PAST)
+			emit(p, ADDI(R0, -REGS_IP_PAST));
 	} else {
 		emit(p, MOV(R1, R6));
 		emit(p, CALL(BPF_FUNC_get_func_ip));

@@ -20,7 +20,7 @@
 /* Where the counter finds the function's entry IP, its key. */
 enum hitprog_key {
 	HITPROG_KEY_FUNC_IP,	/* bpf_get_func_ip() */
-	HITPROG_KEY_REGS,	/* a classic kprobe's saved IP, one past its address */
+	HITPROG_KEY_REGS,	/* a classic kprobe's saved IP, as its trap left it */
 };
 
 struct hitprog {
