@@ -168,7 +168,7 @@ DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-
 	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl \
 	libclang-rt-14-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
 	prometheus systemd bash-completion debian-archive-keyring strace \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
 .PHONY: deps
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
@@ -337,7 +337,7 @@ check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
 check-host: all cross $(DATA)
 	$(TEST_ENV) prove -f --exec '' tests/host/*.t
-check-vm: all examples deb $(VM_TOOLS)
+check-vm: all examples deb cross $(VM_TOOLS)
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS)
 
 

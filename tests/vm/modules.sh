@@ -30,7 +30,7 @@ mod_extract() { # module -> plain .ko on stdout
 mod_deps() {
 	local f; f=$(mod_file "$1"); [ -n "$f" ] || die "module $1 not in $kdir (not built in either)"
 	mod_extract "$f" > "$tmp/m.ko"
-	objcopy -O binary --only-section=.modinfo "$tmp/m.ko" /dev/stdout |
+	${OBJCOPY:-objcopy} -O binary --only-section=.modinfo "$tmp/m.ko" /dev/stdout |
 		tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '
 }
 

@@ -5,7 +5,8 @@
 #   vm.sh run SERIES SHARE [SECONDS] boot, run SHARE/job in the guest, power off
 #
 # SERIES is 6.12 (bookworm-backports), 6.1 (bookworm), 5.10 (bullseye) or newest
-# (trixie-backports' current kernel); see scripts/pkgcache. The job's output lands in
+# (trixie-backports' current kernel); see scripts/pkgcache. ARCH=arm64 boots
+# Debian's arm64 kernel of the series instead (qemu-system-aarch64's virt machine). The job's output lands in
 # SHARE/out/log, ending in "# vm-done rc=N"; without that line the guest hung or
 # crashed, and run says so and fails. QEMU always runs single-threaded TCG under
 # timeout: KVM hangs on this machine and multi-threaded TCG can corrupt the
@@ -21,6 +22,13 @@ case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 
 die() { echo "vm.sh: $*" >&2; exit 1; }
 
+# The guest's architecture: its packages, its busybox, its modules' objcopy, its QEMU.
+case ${ARCH:-x86} in
+x86) karch=amd64 ;;
+arm64) karch=arm64; export OBJCOPY=aarch64-linux-gnu-objcopy ;;
+*) die "ARCH=$ARCH: x86 or arm64" ;;
+esac
+
 # Modules the 9p share needs; dependencies are added from .modinfo, and what the
 # kernel has built in (virtio_pci from 6.12 on) is left out by modules.sh.
 want_modules() { echo virtio_pci 9pnet_virtio 9p; }
@@ -29,7 +37,7 @@ want_modules() { echo virtio_pci 9pnet_virtio 9p; }
 
 initramfs() {
 	local series=$1 rel out root b lib
-	kdir=$("$top/scripts/pkgcache" kernel "$series")
+	kdir=$("$top/scripts/pkgcache" kernel "$series" $karch)
 	rel=$(cat "$kdir/release")
 	out=$OUTPUT/vm/$rel/initrd.cpio.gz
 	if [ -f "$out" ] && [ "$out" -nt "$here/init" ] && [ "$out" -nt "$here/vm.sh" ] &&
@@ -40,8 +48,9 @@ initramfs() {
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
 	root=$tmp/root
 	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,modules,lib64,usr/lib,lib/x86_64-linux-gnu}
-	cp /bin/busybox "$root/bin/busybox"
-	readelf -l /bin/busybox | grep -q 'program interpreter' && die "/bin/busybox is not static: install busybox-static"
+	if [ $karch = amd64 ]; then b=/bin/busybox; else b=$("$top/scripts/pkgcache" busybox $karch); fi
+	cp "$b" "$root/bin/busybox"
+	readelf -l "$b" | grep -q 'program interpreter' && die "$b is not static: install busybox-static"
 	cp "$here/init" "$root/init"; chmod 755 "$root/init"
 	for m in $(want_modules "$series"); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
@@ -57,8 +66,8 @@ initramfs() {
 		fi
 	done
 	# bpftool for the link checks, strace to make a system call fail (both
-	# dynamic), with the libraries they need
-	for b in bpftool strace; do
+	# dynamic, the host's: x86-64 guests only), with the libraries they need
+	for b in $([ $karch = amd64 ] && echo bpftool strace); do
 		b=$(command -v $b) || die "$b missing: make deps"
 		cp "$b" "$root/bin/"
 		for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
@@ -72,15 +81,22 @@ initramfs() {
 
 run() {
 	local series=$1 share=$2 secs=${3:-120} initrd rc
+	local append="quiet loglevel=3 panic=-1 oops=panic"
 	initrd=$(initramfs "$series")
-	kdir=$("$top/scripts/pkgcache" kernel "$series")
+	kdir=$("$top/scripts/pkgcache" kernel "$series" $karch)
 	[ -f "$share/job" ] || die "$share/job missing"
 	mkdir -p "$share/out"; rm -f "$share/out/log"
 	set +e
-	timeout --kill-after=10 "$secs" qemu-system-x86_64 \
-		-accel tcg,thread=single -cpu max -smp 2 -m 1536 \
+	if [ $karch = amd64 ]; then
+		set -- qemu-system-x86_64 -cpu max -append "console=ttyS0 $append"
+	else
+		# pauth-impdef: QEMU's own pointer authentication, far cheaper under TCG
+		set -- qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on \
+			-append "console=ttyAMA0 $append"
+	fi
+	timeout --kill-after=10 "$secs" "$@" \
+		-accel tcg,thread=single -smp 2 -m 1536 \
 		-kernel "$kdir/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic" \
 		-virtfs local,path="$share",mount_tag=host,security_model=none,id=host \
 		-display none -monitor none -serial file:"$share/console.log" \
 		-no-reboot -nodefaults
