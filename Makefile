@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # ksymattach: build, test and VM bench. `make deps` once on a fresh Debian 12.
 HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
-ARCH ?= $(HOST_ARCH)
+# ARCH from the command line only: a shell may export one for other builds
+ifneq ($(origin ARCH),command line)
+ARCH := $(HOST_ARCH)
+endif
 # `make ARCH=arm64` on x86-64: a cross build in a directory of its own, with the
 # cross compiler (make deps) and the target's static libraries, which
 # scripts/pkgcache unpacks from the target's Debian packages into a sysroot.
@@ -322,7 +325,8 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # alone for minutes.
 VM_FIRST := tests/vm/linux-newest.t tests/vm/linux-6.12.t tests/vm/fleet-trixie.t tests/vm/fleet-6.12.t
 VM_TESTS := $(VM_FIRST) $(filter-out $(VM_FIRST),$(wildcard tests/vm/*.t))
-# The arm64 build beside this one, for the host test that runs it under qemu-user.
+# The arm64 build beside this one, for the tests that run it: under qemu-user on
+# this host (tests/host/arm64.t) and in an arm64 guest (tests/vm/arm64-newest.t).
 .PHONY: cross
 ifeq ($(HOST_ARCH),x86)
 cross:

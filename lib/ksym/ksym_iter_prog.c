@@ -215,6 +215,7 @@ static bool fill_bitmap(unsigned char *bm, const struct ksym_parse_opts *o)
 	}
 	return true;
 }
+
 void ksym_iter_close(struct ksym_iter *it)
 {
 	if (it->fd >= 0)
