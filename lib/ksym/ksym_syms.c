@@ -200,6 +200,7 @@ int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char 
 	struct ksym_parse_stats st = {};
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
 				      .index = index, .stop = db->opts.stop };
+	bool live;
 	size_t i;
 	int err;
 
@@ -209,8 +210,9 @@ int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char 
 		po.names = filter->names;
 		po.name_cnt = filter->name_cnt;
 	}
-	for (i = 0; fmt == KSYM_FMT_KALLSYMS && !strcmp(path, "/proc/kallsyms") &&
-		    i < sizeof(live_readers) / sizeof(live_readers[0]); i++) {
+	/* the live table: its readers first, the file last */
+	live = fmt == KSYM_FMT_KALLSYMS && !strcmp(path, "/proc/kallsyms");
+	for (i = 0; live && i < sizeof(live_readers) / sizeof(live_readers[0]); i++) {
 		err = live_readers[i]->load(db, &po, out);
 		if (!err)
 			db->reader = live_readers[i];
