@@ -194,7 +194,7 @@ run: $(OUTPUT)/ksymattach
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
 # The unit tests link the library as agents do; the sanitized ones build it in.
 UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_ksym_kmem \
-	test_ksym_ftrace test_ksym_plan test_kmodel
+	test_ksym_ftrace test_ksym_plan test_ksym_site test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
 	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan \
 	$(OUTPUT)/tests/test_hitprog $(OUTPUT)/tests/test_hitprog-asan \
@@ -232,7 +232,8 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # The build cache's layouts are internal (ksym_build__export/import read the
 # running kernel's): its test builds them, with the library's internal header.
 $(OUTPUT)/tests/test_ksym_build $(OUTPUT)/tests/test_ksym_kmem \
-	$(OUTPUT)/tests/test_ksym_ftrace $(OUTPUT)/tests/test_ksym_plan: TEST_INC += -Ilib/ksym
+	$(OUTPUT)/tests/test_ksym_ftrace $(OUTPUT)/tests/test_ksym_plan \
+	$(OUTPUT)/tests/test_ksym_site: TEST_INC += -Ilib/ksym
 
 # The engine's hand-assembled counter, with libbpf's syscall wrappers.
 HITPROG_INC := -Isrc/engine -Ibpf $(BPF_INC)
@@ -312,10 +313,12 @@ fuzz: $(FUZZ_BINS)
 
 # The VM tests' own tools, static like the binary they sit beside in the guest.
 VM_TOOLS := $(OUTPUT)/tests/forge_build $(OUTPUT)/tests/iter_dump $(OUTPUT)/tests/modlive_dump
+.PHONY: vm-tools
+vm-tools: $(VM_TOOLS)
 $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LIB_INC) -Ilib/ksym -static $< $(OUTPUT)/libksym.a -lelf -lz -lzstd \
-		-pthread -o $@
+	$(CC) $(CFLAGS) $(LIB_INC) -Ilib/ksym -static $< $(OUTPUT)/libksym.a $(LDFLAGS) -lelf -lz \
+		-lzstd -pthread -o $@
 
 .PHONY: check check-unit check-host check-vm
 # The fleet tests (tests/vm/fleet-*.t) install the package: it is built first.
@@ -326,11 +329,11 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 VM_FIRST := tests/vm/linux-newest.t tests/vm/linux-6.12.t tests/vm/fleet-trixie.t tests/vm/fleet-6.12.t
 VM_TESTS := $(VM_FIRST) $(filter-out $(VM_FIRST),$(wildcard tests/vm/*.t))
 # The arm64 build beside this one, for the tests that run it: under qemu-user on
-# this host (tests/host/arm64.t) and in an arm64 guest (tests/vm/arm64-newest.t).
+# this host (tests/host/arm64.t) and in an arm64 guest (tests/vm/arm64-*.t).
 .PHONY: cross
 ifeq ($(HOST_ARCH),x86)
 cross:
-	$(MAKE) ARCH=arm64 OUTPUT=$(OUTPUT)/arm64 all examples
+	$(MAKE) ARCH=arm64 OUTPUT=$(OUTPUT)/arm64 all examples vm-tools
 else
 cross:
 endif
@@ -430,11 +433,17 @@ uninstall:
 # The Debian packages, built from a copy of the tree (dpkg-buildpackage writes
 # beside the source), into $(OUTPUT)/deb/.
 .PHONY: deb
+# ARCH=arm64: a cross build of the package (dpkg-buildpackage -a; its build
+# dependencies are this Makefile's cross ones, from make deps and the sysroot,
+# not the target's installed packages, so they are not checked), with the
+# download cache the packaging's own HOME would hide.
+DEB_CROSS := $(if $(SYSROOT),-a $(ARCH) -d)
 deb:
 	rm -rf $(OUTPUT)/deb && mkdir -p $(OUTPUT)/deb/src
 	git ls-files -z --cached --others --exclude-standard | xargs -0 cp -a --parents -t $(OUTPUT)/deb/src
 	[ ! -d libbpf ] || cp -a libbpf $(OUTPUT)/deb/src/
-	cd $(OUTPUT)/deb/src && dpkg-buildpackage -b -us -uc -j2 > ../build.log 2>&1 || \
+	cd $(OUTPUT)/deb/src && KSYM_CACHE=$${KSYM_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ksymattach} \
+		dpkg-buildpackage -b -us -uc -j2 $(DEB_CROSS) > ../build.log 2>&1 || \
 		{ tail -n 30 ../build.log; exit 1; }
 	ls $(OUTPUT)/deb/*.deb
 

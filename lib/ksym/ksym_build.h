@@ -43,13 +43,16 @@ struct ksym_layout {
 	bool mod_btf_known;
 };
 
-/* _text from kc's map of the kernel image where kc is given (no kallsyms read). */
+/* The text base from kc where kc is given (no kallsyms read), else from /proc/kallsyms. */
 int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc);
 /* The same from /proc/modules' text as read already (one read where a run needs both). */
 int ksym_layout__live_from(struct ksym_layout *l, const struct ksym_kcore *kc, const char *modules);
 /* The GNU build ID of an ELF notes file (/sys/kernel/notes, a module's note). */
 int ksym_build_id_file(const char *path, uint8_t *id, uint8_t *id_len);
-/* Where kcore maps the kernel image from: _text; 0 unknown. */
+/*
+ * The base of vmlinux's offsets in the build cache, as kcore shows it: _text
+ * (x86-64) or _stext (VMCOREINFO; elsewhere); 0 unknown.
+ */
 uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc);
 void ksym_layout__free(struct ksym_layout *l);
 

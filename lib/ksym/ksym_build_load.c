@@ -39,7 +39,10 @@ static bool groups_hold(const struct build_view *v)
 	return true;
 }
 
-/* Groups in address order: vmlinux below every module on x86-64, modules by base. */
+/*
+ * Groups in address order, vmlinux (mod 0) among the modules by its base:
+ * below every module on x86-64, above them on arm64.
+ */
 struct group_pos {
 	uint64_t base;
 	uint32_t mod;
@@ -62,10 +65,10 @@ static bool in_place(const struct build_view *v, const struct group_pos *gp, siz
 {
 	size_t i;
 
-	if (gcnt != v->h->mod_cnt)
+	if (gcnt != v->h->mod_cnt + 1)
 		return false;
 	for (i = 0; i < gcnt; i++)
-		if (gp[i].mod != i + 1)
+		if (gp[i].mod != i)
 			return false;
 	return true;
 }
@@ -115,6 +118,8 @@ struct ksym_table *ksym_build__load_as(const char *dir, const char *file, struct
 	if (!base || !gp || !t)
 		goto fail;
 	base[0] = l->text;
+	gp[gcnt].base = l->text;
+	gp[gcnt++].mod = 0;
 	for (i = 0; i < v.h->mod_cnt; i++) {
 		const struct ksym_layout_mod *m = ksym_build_layout_mod(l, v.t.buf + v.t.mods[i]);
 		const struct build_mod *b = &v.mods[i];
@@ -154,7 +159,7 @@ struct ksym_table *ksym_build__load_as(const char *dir, const char *file, struct
 	/*
 	 * Used where it is mapped either way: in the file's order where this boot
 	 * placed the groups so, else through an order of positions (the
-	 * unresolved first, then vmlinux, then the modules by base).
+	 * unresolved first, then vmlinux and the modules by base).
 	 */
 	if (dropped || !in_place(&v, gp, gcnt)) {
 		if (!groups_hold(&v)) {
@@ -168,13 +173,11 @@ struct ksym_table *ksym_build__load_as(const char *dir, const char *file, struct
 		for (i = 0; i < v.h->mod_cnt; i++)
 			for (g = 0; base[i + 1] == KSYM_BASE_NONE && g < v.mods[i].cnt; g++)
 				t->order[at++] = v.mods[i].first + g;
-		for (g = 0; g < v.h->vm_cnt; g++)
-			t->order[at++] = g;
 		for (i = 0; i < gcnt; i++) {
-			const struct build_mod *b = &v.mods[gp[i].mod - 1];
+			const struct build_mod *b = gp[i].mod ? &v.mods[gp[i].mod - 1] : NULL;
 
-			for (g = 0; g < b->cnt; g++)
-				t->order[at++] = b->first + g;
+			for (g = 0; g < (b ? b->cnt : v.h->vm_cnt); g++)
+				t->order[at++] = (b ? b->first : 0) + g;
 		}
 	}
 	t->ents = v.t.ents;
@@ -197,7 +200,7 @@ struct ksym_table *ksym_build__load_as(const char *dir, const char *file, struct
 	t->map = map;
 	t->map_len = st.st_size;
 	free(gp);
-	/* modules above vmlinux, apart from each other: else the order is not this */
+	/* the groups apart from each other: else the order is not this */
 	for (i = dropped + 1; i < t->cnt; i++)
 		if (ksym_ent_addr(t, ksym_ent_at(t, i - 1)) > ksym_ent_addr(t, ksym_ent_at(t, i))) {
 			ksym_table__free(t);

@@ -167,7 +167,7 @@ int ksym_db_refuse(struct ksym_db *db, enum ksym_refusal r)
 				    "tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
 	case KSYM_REFUSE_NO_TEXT_CHECK:
 		return ksym_db_fail(db, EOPNOTSUPP, "this build reads no function entry of its "
-				    "architecture in the kernel text (x86-64 only so far), which "
+				    "architecture in the kernel text (x86-64 and arm64 only), which "
 				    "kcore's check and ftrace's records need; tracefs' lists serve");
 	case KSYM_REFUSE_NO_CACHE:
 		return ksym_db_fail(db, ENOENT, "no symbol cache for this boot in %s", db->opts.cache_dir);
@@ -201,6 +201,9 @@ static int open_kcore(struct ksym_db *db, const struct ksym_load_plan *plan)
 	err = db->kcore_err = errno;
 	denied = err == EACCES || err == EPERM;
 	no_cap = denied && !ksym__capable(CAP_SYS_RAWIO);
+	if (plan->kcore_required && err == ENOEXEC && KSYM_SITE_TEXT_CHECK)
+		return ksym_db_fail(db, err, "cannot read %s: not an ELF core of an %s kernel", path,
+				    ksym_site_native->name);
 	if (plan->kcore_required)
 		return ksym_db_fail(db, err, "cannot read %s: %s%s", path, strerror(err),
 				    !denied ? "" : geteuid() ? " (run as root)" :

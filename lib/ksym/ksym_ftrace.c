@@ -12,7 +12,8 @@
  *
  * A record is named as the kernel's list names it: the text symbol at or
  * before its address (the first of several at one address), at most an
- * ENDBR before it where the kernel is built with them. The kernel lists a
+ * ENDBR before it where the kernel is built with them (x86-64), or the
+ * entry's "mov x9, x30" and a BTI (arm64). The kernel lists a
  * record further into a symbol as "__ftrace_invalid_address___", the body of
  * a weak function that another replaced, which no link can take; it is left
  * out here.
@@ -164,6 +165,11 @@ static int site_bound(struct ksym_kcore *kc, const struct ksym_table *syms, cons
 	int err;
 
 	*bound = 0;
+	/* arm64: every site is past the entry's mark, so no symbol's record is at it */
+	if (KSYM_SITE_TEXT_CHECK && ksym_site_native->lead) {
+		*bound = ksym_site_native->off_max;
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		pos = sym_below(syms, pos, ips[i], &a);
 		if (a > ips[i] || ips[i] - a != KSYM_ENDBR_LEN)

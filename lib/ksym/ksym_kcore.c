@@ -18,6 +18,18 @@
 #include "ksym_build.h"
 
 #define KCORE_WIN 4096
+/* kcore lists the kernel image as a segment of its own (CONFIG_ARCH_PROC_KCORE_TEXT) */
+#if defined(__x86_64__)
+#define KSYM_KCORE_TEXT 1
+#else
+#define KSYM_KCORE_TEXT 0
+#endif
+/* the kernel this build reads the text of: another's core would be misread */
+#if defined(__x86_64__)
+#define KCORE_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define KCORE_MACHINE EM_AARCH64
+#endif
 #define KCORE_MAX_SEGS 64
 
 struct kcore_seg {
@@ -58,7 +70,11 @@ struct ksym_kcore *ksym_kcore__open(const char *path)
 		goto err;
 	got = pread(kc->fd, &hdr, sizeof(hdr), 0);
 	if (got < (ssize_t)sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr)) {
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr)
+#ifdef KCORE_MACHINE
+	    || eh->e_machine != KCORE_MACHINE
+#endif
+	    ) {
 		errno = got < 0 ? errno : ENOEXEC;
 		goto err;
 	}
@@ -94,24 +110,44 @@ err:
 }
 
 /*
- * x86-64: kcore maps the kernel image from _text (fs/proc/kcore.c's
- * kcore_text), inside the 1 GiB above __START_KERNEL_map; modules start above it.
+ * The base the build cache's vmlinux offsets are from. x86-64: _text, where
+ * kcore's own segment of the kernel image starts (fs/proc/kcore.c's
+ * kcore_text, inside the 1 GiB above __START_KERNEL_map; modules start above
+ * it). Elsewhere (arm64) kcore has no such segment, and the base is _stext,
+ * which VMCOREINFO gives at its place in this boot. Either way it shows under
+ * kptr_restrict=2, where /proc/kallsyms shows zeros.
  */
 uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc)
 {
+	static const char key[] = "SYMBOL(_stext)=";
+	uint64_t a = 0;
+	char *info, *p, *end;
 	size_t i;
 
-	for (i = 0; i < kc->seg_cnt; i++)
-		if (kc->seg[i].vaddr >= 0xffffffff80000000ull &&
-		    kc->seg[i].vaddr < 0xffffffffc0000000ull)
-			return kc->seg[i].vaddr;
-	return 0;
+	if (KSYM_KCORE_TEXT) {
+		for (i = 0; i < kc->seg_cnt; i++)
+			if (kc->seg[i].vaddr >= 0xffffffff80000000ull &&
+			    kc->seg[i].vaddr < 0xffffffffc0000000ull)
+				return kc->seg[i].vaddr;
+		return 0;
+	}
+	if (ksym_kcore__vmcoreinfo(kc, &info))
+		return 0;
+	for (p = info; (p = strstr(p, key)); p++)
+		if (p == info || p[-1] == '\n') {
+			a = strtoull(p + sizeof(key) - 1, &end, 16);
+			if (end == p + sizeof(key) - 1 || (*end && *end != '\n'))
+				a = 0;
+			break;
+		}
+	free(info);
+	return a;
 }
 
 /* far above the kernel's: its notes are a few registers and 4 KiB of vmcoreinfo */
 #define KCORE_NOTES_MAX (1u << 20)
 
-int ksym_kcore__vmcoreinfo(struct ksym_kcore *kc, char **text)
+int ksym_kcore__vmcoreinfo(const struct ksym_kcore *kc, char **text)
 {
 	static const char name[] = "VMCOREINFO";
 	size_t off = 0, len = kc->note_len;

@@ -143,6 +143,6 @@ int ksym_ftrace__name(const struct ksym_table *syms, const uint64_t *ips, size_t
 		      unsigned int bound, struct ksym_feed *f);
 
 /* kcore's VMCOREINFO note, NUL-terminated (malloc()ed in *text); -ENOENT: none. */
-int ksym_kcore__vmcoreinfo(struct ksym_kcore *kc, char **text);
+int ksym_kcore__vmcoreinfo(const struct ksym_kcore *kc, char **text);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * This boot's layout, what the build cache is rebased by: the kernel's build
- * ID, where its text is (kcore's mapping, else a page of /proc/kallsyms), and
- * each module's base and build ID (/proc/modules, sysfs).
+ * ID, where its text is (kcore's mapping or VMCOREINFO, else a page of
+ * /proc/kallsyms), and each module's base and build ID (/proc/modules, sysfs).
  */
 #include <elf.h>
 #include <errno.h>
@@ -56,10 +56,16 @@ int ksym_build_id_file(const char *path, uint8_t *id, uint8_t *id_len)
 }
 
 /*
- * _text from the head of /proc/kallsyms: the kernel formats only what is read,
- * and vmlinux's text starts after a few hundred per-CPU symbols.
+ * The text base (ksym_kcore__text_base()'s symbol) from the head of
+ * /proc/kallsyms: the kernel formats only what is read, and vmlinux's text
+ * starts after a few hundred per-CPU symbols.
  */
 #define HEAD_MAX (1u << 20)
+#if defined(__x86_64__)
+#define TEXT_BASE "_text"
+#else
+#define TEXT_BASE "_stext"
+#endif
 
 static int live_text(uint64_t *text)
 {
@@ -91,7 +97,7 @@ static int live_text(uint64_t *text)
 
 			*nl = '\0';
 			if (sscanf(buf + scan, "%llx %c %15s", &a, &type, name) == 3 &&
-			    !strcmp(name, "_text")) {
+			    !strcmp(name, TEXT_BASE)) {
 				*text = a;
 				err = a ? 0 : -EPERM;	/* kptr_restrict: zeros */
 				goto out;

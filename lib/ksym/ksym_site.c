@@ -3,7 +3,8 @@
  * Whether a function has an ftrace site, and where. A list of sites
  * (tracefs', a cache's) says so itself. kallsyms' text symbols say nothing:
  * each is read in the kernel's text through kcore, 16 bytes, and the site is
- * what the architecture's compiler and ftrace leave there (ksym_site_x86.c).
+ * what the architecture's compiler and ftrace leave there (ksym_site_x86.c,
+ * ksym_site_arm64.c).
  * tracefs' lists cost the kernel an address-to-name lookup per line, while
  * /proc/kallsyms reads in about 0.7 of the time; the text answers the rest.
  * A call found at a site must go to a trampoline: what counts as one, and
@@ -14,6 +15,23 @@
 #include <unistd.h>
 
 #include "ksym_site.h"
+
+/*
+ * Where this build reads no text, tracefs' sites are still joined with
+ * kallsyms by x86-64's offsets (an ENDBR64 or none), as before any other
+ * architecture was read.
+ */
+#if KSYM_SITE_TEXT_CHECK
+#define ARCH ksym_site_native
+#else
+#define ARCH (&ksym_site_x86_64)
+#endif
+
+int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call)
+{
+	*call = 0;
+	return KSYM_SITE_TEXT_CHECK ? ARCH->site(text, len, addr, call) : -1;
+}
 
 /* x86-64: every ftrace and BPF trampoline is allocated in the module area. */
 #define MODULE_AREA 0xffffffffc0000000ull
@@ -124,7 +142,7 @@ static int text_site(struct ksym_site_check *c, uint64_t addr, unsigned char tex
 		err = ksym_kcore__read(c->kcore, addr, text, 16);
 		if (err)
 			return err;
-		*off = ksym__ftrace_site(text, 16, addr, call);
+		*off = ARCH->site(text, 16, addr, call);
 		if (*off != -EAGAIN || tries == 3 || c->flux_waits >= 256)
 			return 0;
 		c->flux_waits++;
@@ -136,7 +154,8 @@ static int text_site(struct ksym_site_check *c, uint64_t addr, unsigned char tex
 /*
  * A function rebased from the build cache is traceable if its ftrace site is
  * at its address, as the file says: the NOP (or an int3 over its first byte),
- * or a call to a trampoline (traced now). Anything else means the rebase went
+ * or a call to a trampoline (traced now), read with the mark the architecture
+ * puts before it (arm64's "mov x9, x30"). Anything else means the rebase went
  * wrong. An int3 over int3 padding is no site.
  */
 static int rebased_loc(struct ksym_site_check *c, const struct ksym *sym, uint64_t *loc)
@@ -147,18 +166,23 @@ static int rebased_loc(struct ksym_site_check *c, const struct ksym *sym, uint64
 
 	if (sym->flags & KSYM_F_UNRESOLVED)
 		return 0;	/* its module is not loaded now */
-	err = text_site(c, sym->addr, text, &off, &call);
+	err = text_site(c, sym->addr - ARCH->lead, text, &off, &call);
 	if (err && err != -EFAULT)
 		return err;
-	if (!err && (off == 0 || (off == -EAGAIN && memcmp(text + 1, "\xcc\xcc\xcc\xcc", 4))) &&
-	    (!call || is_trampoline(c, call, true))) {
+	if (!err && (off == (int)ARCH->lead ||
+		     (off == -EAGAIN && memcmp(text + 1, "\xcc\xcc\xcc\xcc", 4))) &&
+	    (!call || !ARCH->calls_checked || is_trampoline(c, call, true))) {
 		*loc = sym->addr;
 		return 1;
 	}
 	return -ESTALE;
 }
 
-/* A list of sites: a function is listed, or a kallsyms symbol is, there or past ENDBR64. */
+/*
+ * A list of sites: a function is listed, or a kallsyms symbol is, there or
+ * as far past it as its architecture puts a site (x86-64's ENDBR64, arm64's
+ * "mov x9, x30" and BTI).
+ */
 static int listed_loc(const struct ksym_site_check *c, const struct ksym *sym, uint64_t *loc)
 {
 	struct ksym f;
@@ -169,8 +193,8 @@ static int listed_loc(const struct ksym_site_check *c, const struct ksym *sym, u
 	}
 	if (sym->type && !ksym_type_is_text(sym->type))
 		return 0;
-	if (!ksym_table__addr(c->syms, sym->addr + KSYM_ENDBR_LEN, &f) &&
-	    (f.addr == sym->addr || f.addr == sym->addr + KSYM_ENDBR_LEN)) {
+	if (!ksym_table__addr(c->syms, sym->addr + ARCH->off_max, &f) &&
+	    (f.addr == sym->addr + ARCH->off_min || f.addr == sym->addr + ARCH->off_max)) {
 		*loc = f.addr;
 		return 1;
 	}
@@ -206,13 +230,14 @@ static int candidate_loc(struct ksym_site_check *c, const struct ksym *sym, uint
 	 * trampoline the table lists. A link detached just before is unpatched
 	 * when its last reference goes, which under emulation can take longer
 	 * than the waits above; an int3 a kprobe put over other code gives a
-	 * "target" that is no trampoline's.
+	 * "target" that is no trampoline's. (x86-64 only: arm64 patches whole
+	 * instructions.)
 	 */
 	if (off == -EAGAIN) {
 		if (!is_trampoline(c, call, true))
 			return 0;
 		off = text[0] == 0xcc ? 0 : KSYM_ENDBR_LEN;	/* at the entry, or past ENDBR64 */
-	} else if (off < 0 || (call && !is_trampoline(c, call, false))) {
+	} else if (off < 0 || (call && ARCH->calls_checked && !is_trampoline(c, call, false))) {
 		return 0;
 	}
 	*loc = sym->addr + off;

@@ -2,7 +2,7 @@
 /*
  * Whether a function has an ftrace site, and where: looked up in a list of
  * sites, or read in the kernel's text through kcore (ksym_site.c), with the
- * architecture's facts about that text (ksym_site_x86.c).
+ * architecture's facts about that text (ksym_site_x86.c, ksym_site_arm64.c).
  */
 #ifndef KSYM_SITE_H
 #define KSYM_SITE_H
@@ -14,16 +14,40 @@
 #include "ksym_build.h"
 
 /*
- * Whether this build reads its architecture's function entries in the
- * kernel's text (ksym_site_<arch>.c): x86-64 only so far. Elsewhere a load
- * takes the sites the kernel lists (tracefs) and refuses the sources that
- * read the text: a site guessed from another architecture's code would be a
- * wrong answer.
+ * An architecture's function entries as its compiler and ftrace leave them
+ * (ksym_site_<arch>.c). Each file is built everywhere, so that the tests on
+ * one machine check every architecture's reading of real kernels' bytes.
+ */
+struct ksym_site_arch {
+	const char *name;
+	/*
+	 * The site in the first len bytes of the function at addr, as
+	 * ksym__ftrace_site() gives it: its offset, -1 for none, -EAGAIN while
+	 * the text is being patched; *call where the site is a call.
+	 */
+	int (*site)(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call);
+	unsigned int off_min, off_max;	/* a site's offsets past its function's address */
+	unsigned int lead;		/* bytes of the entry's mark before the site */
+	bool calls_checked;		/* a call at a site must go to a trampoline */
+};
+
+extern const struct ksym_site_arch ksym_site_x86_64, ksym_site_arm64;
+
+/*
+ * This build's architecture, whose kernel it reads. Elsewhere a load takes
+ * the sites the kernel lists (tracefs) and refuses the sources that read the
+ * text: a site guessed from another architecture's code would be a wrong
+ * answer.
  */
 #if defined(__x86_64__)
 #define KSYM_SITE_TEXT_CHECK 1
+#define ksym_site_native (&ksym_site_x86_64)
+#elif defined(__aarch64__)
+#define KSYM_SITE_TEXT_CHECK 1
+#define ksym_site_native (&ksym_site_arm64)
 #else
 #define KSYM_SITE_TEXT_CHECK 0
+#define ksym_site_native ((const struct ksym_site_arch *)NULL)
 #endif
 
 /* x86-64's ENDBR64: a site is at a function's entry, or this far past it. */

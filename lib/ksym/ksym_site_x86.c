@@ -5,7 +5,7 @@
  * of every traceable function (past an ENDBR64 where the kernel is built with
  * IBT) and ftrace turned each into a 5-byte NOP, or a call to a trampoline
  * while something traces it. Another architecture's site check is a file
- * like this one.
+ * like this one (ksym_site_arm64.c).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -53,7 +53,7 @@ static bool is_endbr(const unsigned char *p)
 	return false;
 }
 
-int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call)
+static int x86_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call)
 {
 	int off;
 
@@ -95,3 +95,12 @@ bool ksym_site__endbr64(const unsigned char p[KSYM_ENDBR_LEN])
 {
 	return !memcmp(p, endbr[0], KSYM_ENDBR_LEN);
 }
+
+const struct ksym_site_arch ksym_site_x86_64 = {
+	.name = "x86-64",
+	.site = x86_site,
+	.off_min = 0,
+	.off_max = KSYM_ENDBR_LEN,
+	.lead = 0,
+	.calls_checked = true,
+};

@@ -198,6 +198,13 @@ static inline int kimg_info(char *buf, size_t len, uint64_t stext, enum kimg_enc
 			KIMG_AT + KIMG_TOKEN_TABLE, KIMG_AT + KIMG_TOKEN_INDEX, addrs);
 }
 
+/* the machine of the kernels this build reads (ksym_kcore.c refuses another's) */
+#if defined(__aarch64__)
+#define KIMG_MACHINE EM_AARCH64
+#else
+#define KIMG_MACHINE EM_X86_64
+#endif
+
 /*
  * A kcore-like file at fd: an ELF header, a PT_NOTE with a CORE note and the
  * VMCOREINFO one (info; NULL: none), a PT_LOAD mapping img at vaddr.
@@ -211,7 +218,7 @@ static inline int kimg_write_at(int fd, const char *info, uint64_t vaddr,
 	} h = {
 		.eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
 				     EV_CURRENT },
-			.e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			.e_type = ET_CORE, .e_machine = KIMG_MACHINE, .e_version = EV_CURRENT,
 			.e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
 			.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2 },
 	};

@@ -262,6 +262,7 @@ static int write_core_segs(const char *path, const struct core_seg *seg, int n)
 	eh->e_ident[EI_CLASS] = ELFCLASS64;
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
 	eh->e_type = ET_CORE;
+	eh->e_machine = EM_X86_64;	/* the sites below are x86-64's */
 	eh->e_phoff = sizeof(*eh);
 	eh->e_phentsize = sizeof(*ph);
 	eh->e_phnum = n + 1;
@@ -1187,59 +1188,6 @@ static void test_pieces(void **state)
 	unlink(path);
 }
 
-/* ftrace call sites as the kernel text holds them (bytes seen in the 6.12 guest). */
-static void test_ftrace_site(void **state)
-{
-	static const unsigned char nop_at0[16] = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0xba };
-	static const unsigned char endbr_nop[16] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44,
-						     0x00, 0x00, 0x55 };
-	/* sealed ENDBR64 (osp nopl), then traced: call rel32 = 0x100 */
-	static const unsigned char sealed_call[16] = { 0x66, 0x0f, 0x1f, 0x00, 0xe8, 0x00, 0x01,
-						       0x00, 0x00 };
-	/* traced at the entry, a call backwards: rel32 = -0x20 */
-	static const unsigned char call_at0[16] = { 0xe8, 0xe0, 0xff, 0xff, 0xff, 0x90 };
-	/* int3 over the NOP's first byte while it is being patched */
-	static const unsigned char int3_nop[16] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xcc, 0x1f, 0x44,
-						    0x00, 0x00 };
-	/* notrace: push %rbx; mov %rdi,%rbx; call (a call, but at +3, not a site) */
-	static const unsigned char notrace[16] = { 0x53, 0x48, 0x89, 0xfb, 0xe9, 0x00, 0x00,
-						   0x00, 0x00 };
-	static const unsigned char label[16] = { 0x00, 0x00, 0x00, 0x00, 0x0f, 0x1f, 0x44, 0x00,
-						 0x00, 0x53 };
-	static const unsigned char ret_pad[16] = { 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0x66, 0x66 };
-	/* int3 over a call's first byte: patched in or out right now */
-	static const unsigned char int3_call[16] = { 0xcc, 0x00, 0x01, 0x00, 0x00, 0x90 };
-	/* 5.10 on an emulated CPU: K8's 5-byte NOP at the entry, no ENDBR64 */
-	static const unsigned char k8_nop[16] = { 0x66, 0x66, 0x66, 0x66, 0x90, 0x55 };
-	static const unsigned char int3_k8[16] = { 0xcc, 0x66, 0x66, 0x66, 0x90, 0x55 };
-	uint64_t call;
-
-	(void)state;
-	assert_int_equal(ksym__ftrace_site(nop_at0, 16, 0x1000, &call), 0);
-	assert_int_equal(call, 0);
-	assert_int_equal(ksym__ftrace_site(endbr_nop, 16, 0x1000, &call), 4);
-	assert_int_equal(call, 0);
-	assert_int_equal(ksym__ftrace_site(sealed_call, 16, 0x1000, &call), 4);
-	assert_int_equal(call, 0x1000 + 4 + 5 + 0x100);
-	assert_int_equal(ksym__ftrace_site(call_at0, 16, 0x1000, &call), 0);
-	assert_int_equal(call, 0x1000 + 5 - 0x20);
-	assert_int_equal(ksym__ftrace_site(int3_nop, 16, 0x1000, &call), 4);
-	assert_int_equal(call, 0);
-	assert_int_equal(ksym__ftrace_site(int3_call, 16, 0x1000, &call), -EAGAIN);
-	assert_int_equal(call, 0x1000 + 5 + 0x100);
-	assert_int_equal(ksym__ftrace_site(k8_nop, 16, 0x1000, &call), 0);
-	assert_int_equal(call, 0);
-	assert_int_equal(ksym__ftrace_site(int3_k8, 16, 0x1000, &call), 0);
-	assert_int_equal(call, 0);
-	assert_int_equal(ksym__ftrace_site(notrace, 16, 0x1000, &call), -1);
-	/* a label 4 bytes before a function: the function's site is not its own */
-	assert_int_equal(ksym__ftrace_site(label, 16, 0x1000, &call), -1);
-	/* ret, then int3 padding: no NOP's tail after the int3 */
-	assert_int_equal(ksym__ftrace_site(ret_pad, 16, 0x1000, &call), -1);
-	/* too short to hold a site past ENDBR64 */
-	assert_int_equal(ksym__ftrace_site(endbr_nop, 8, 0x1000, &call), -1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1253,7 +1201,6 @@ int main(void)
 		cmocka_unit_test(test_resolve_join),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_match),
-		cmocka_unit_test(test_ftrace_site),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_kcore_read),
 		cmocka_unit_test(test_kcore_sites),

@@ -513,11 +513,28 @@ static void test_rebase_swapped(void **state)
 	assert_true(rebased_as(t, ref, 0));
 	ksym_table__free(t);
 	ksym_table__free(ref);
-	/* vmlinux above the modules: refused rather than answered out of order */
+	/* vmlinux above the modules, as arm64 places them: vmlinux's group last */
 	memcpy(m, mods_b, sizeof(m));
 	l = lb;
 	l.mods = m;
 	l.text = 0xffffffffc2000000ull;
+	ref = ref_of(&l);
+	t = load(&l, &unknown);
+	assert_non_null(t);
+	assert_true(t->mod_base && t->order);
+	assert_true(rebased_as(t, ref, 0));
+	ksym_table__free(t);
+	ksym_table__free(ref);
+	/* between two modules: the same */
+	l.text = 0xffffffffc0c00000ull;	/* between ext4 and xfs */
+	ref = ref_of(&l);
+	t = load(&l, &unknown);
+	assert_non_null(t);
+	assert_true(rebased_as(t, ref, 0));
+	ksym_table__free(t);
+	ksym_table__free(ref);
+	/* overlapping a module: refused rather than answered out of order */
+	l.text = m[0].base - 0x100;
 	t = load(&l, &unknown);
 	assert_null(t);
 	assert_int_equal(errno, ESTALE);

@@ -520,6 +520,25 @@ static void test_vars(void **state)
 	ksym_kcore__close(kc);
 }
 
+/* A core of another architecture's kernel: refused as it is opened, not misread. */
+static void test_other_machine(void **state)
+{
+	char info[1024];
+	uint16_t m = KIMG_MACHINE == EM_X86_64 ? EM_AARCH64 : EM_X86_64;
+	struct ksym_kcore *kc;
+
+	(void)state;
+	default_info(info, sizeof(info), KIMG_PLACE_RELATIVE);
+	make(NSYMS, KIMG_PLACE_RELATIVE, info);
+	kc = ksym_kcore__open(path);
+	assert_non_null(kc);
+	ksym_kcore__close(kc);
+	assert_int_equal(pwrite(fd, &m, sizeof(m), offsetof(Elf64_Ehdr, e_machine)), sizeof(m));
+	errno = 0;
+	assert_null(ksym_kcore__open(path));
+	assert_int_equal(errno, ENOEXEC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_text_only),
 		cmocka_unit_test(test_stopped),
 		cmocka_unit_test(test_vars),
+		cmocka_unit_test(test_other_machine),
 	};
 
 	return cmocka_run_group_tests_name("ksym-kmem", tests, setup, teardown);

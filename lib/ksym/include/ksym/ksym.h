@@ -235,7 +235,7 @@ struct ksym_table *ksym_table__load_kmem(const struct ksym_parse_opts *opts);
 struct ksym_table *ksym_table__load_elf(const char *path, const struct ksym_parse_opts *opts);
 
 /*
- * Kernel text through /proc/kcore (x86-64), for where ftrace can attach:
+ * Kernel text through /proc/kcore (x86-64, arm64), for where ftrace can attach:
  * reading a few bytes at each candidate function is far cheaper for the kernel
  * than producing tracefs' lists. Needs CAP_SYS_RAWIO; a locked-down kernel
  * refuses it. Candidates read in address order share page-sized reads.
@@ -249,12 +249,15 @@ int ksym_kcore__read(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len
 /* The next read goes to the kernel again (text being patched has changed). */
 void ksym_kcore__forget(struct ksym_kcore *kc);
 /*
- * The ftrace call site in the first len (>= 9) bytes of a function at addr:
- * its offset (0, or 4 past ENDBR64), or -1 for none. Where the site is a call
- * (something traces the function now), *call is its target, which the caller
- * must check is an ftrace or BPF trampoline; else *call is 0. -EAGAIN: an int3
- * over what may be a call being patched in or out (*call: where that call
- * goes): read the text again.
+ * The ftrace call site in the first len (>= 9, 12 on arm64) bytes of a
+ * function at addr, read as this build's architecture writes it: its offset,
+ * or -1 for none (always -1 where this build reads no text). x86-64: 0, or 4
+ * past ENDBR64; where the site is a call (something traces the function
+ * now), *call is its target, which the caller must check is an ftrace or BPF
+ * trampoline. arm64: 4 past the "mov x9, x30" ftrace wrote at the entry, 8
+ * with a BTI before it; *call is a call's target, ftrace's mark needing no
+ * check. Else *call is 0. -EAGAIN (x86-64): an int3 over what may be a call
+ * being patched in or out (*call: where that call goes): read the text again.
  */
 int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call);
 
@@ -404,7 +407,8 @@ struct ksym_db_opts {
 	bool allow_unknown_traceability;
 	/*
 	 * Where traceable functions come from (live sources only). AUTO: kallsyms
-	 * checked through kcore where it can be read (x86-64, not locked down),
+	 * checked through kcore where it can be read (x86-64 and arm64, not
+	 * locked down),
 	 * else tracefs; for a whole table, ftrace's records in memory first.
 	 */
 	enum ksym_funcs_from {
