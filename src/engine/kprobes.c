@@ -80,6 +80,18 @@ refused:
 	return err;
 }
 
+/*
+ * How far before a function's ftrace site its classic kprobe goes. x86-64
+ * puts kprobes on ftrace sites (through ftrace itself); arm64 has no kprobes
+ * on ftrace sites and refuses one there, so it goes on the instruction before
+ * the site, the "mov x9, x30" ftrace wrote at the entry.
+ */
+#if defined(__aarch64__)
+#define KPROBE_BEFORE_SITE 4
+#else
+#define KPROBE_BEFORE_SITE 0
+#endif
+
 /* The resolvers that hand the kernel names: one classic kprobe per name. */
 static bool kprobes_by_name(const struct kattach *a)
 {
@@ -237,7 +249,11 @@ int ka_attach_kprobes(struct kattach *a)
 			fd = libbpf_kprobe(a, name);
 			at_link = false;
 		} else {
-			fd = kprobe_link(a, pmu, a->targets[i].addr, name, &at_link);
+			const struct kattach_target *t = &a->targets[i];
+
+			fd = kprobe_link(a, pmu, t->addr - (t->flags & KSYM_F_TRACEABLE ?
+							    KPROBE_BEFORE_SITE : 0),
+					 name, &at_link);
 		}
 		/* by name, a name several functions have is refused (EADDRNOTAVAIL) */
 		if (!at_link && (fd == -EINVAL || fd == -EILSEQ || fd == -ENOENT ||
