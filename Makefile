@@ -333,7 +333,7 @@ VM_TESTS := $(VM_FIRST) $(filter-out $(VM_FIRST),$(wildcard tests/vm/*.t))
 .PHONY: cross
 ifeq ($(HOST_ARCH),x86)
 cross:
-	$(MAKE) ARCH=arm64 OUTPUT=$(OUTPUT)/arm64 all examples vm-tools
+	$(MAKE) ARCH=arm64 OUTPUT=$(OUTPUT)/arm64 all examples vm-tools deb
 else
 cross:
 endif

@@ -2,18 +2,25 @@
 # suite.sh SERIES KIND: the VM test suite for one kernel, as TAP for prove. Boots
 # the guest once with the static binary and the guest tests in a 9p share. KIND:
 # full (kprobe.multi and kprobe.session) or fallback (classic kprobes only).
+# ARCH=arm64: the arm64 build (make cross, in $OUTPUT/arm64) in Debian's arm64
+# kernel of the series, named arm64-SERIES in the kernel table.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 series=$1 kind=$2
-share=$OUTPUT/vm-share/$series
+case ${ARCH:-x86} in
+arm64) build=$OUTPUT/arm64 name=arm64-$series ;;
+*) build=$OUTPUT name=$series ;;
+esac
+share=$OUTPUT/vm-share/$name
 rm -rf "$share"; mkdir -p "$share/bin" "$share/out"
-cp "$OUTPUT/ksymattach" "$share/bin/" || { echo "not ok 1 - build/ksymattach missing (make)"; echo "1..1"; exit 1; }
+cp "$build/ksymattach" "$share/bin/" ||
+	{ echo "not ok 1 - $build/ksymattach missing (make, make cross)"; echo "1..1"; exit 1; }
 # the example agent: a missing one fails its guest tests, not the whole suite
-cp "$OUTPUT/examples/agent" "$share/bin/" 2>/dev/null
-cp "$OUTPUT/tests/iter_dump" "$share/bin/" 2>/dev/null
+cp "$build/examples/agent" "$share/bin/" 2>/dev/null
+cp "$build/tests/iter_dump" "$share/bin/" 2>/dev/null
 cp -r "$here/guest" "$share/tests"
 echo "sh /host/tests/run.sh $series $kind" > "$share/job"
 err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1)
@@ -34,7 +41,7 @@ if [ $rc -ne 0 ]; then
 	# (vm.sh's notes on the initramfs come first; its verdict last)
 	why=$(echo "$err" | grep '^vm.sh: ' | tail -n1)
 	[ -n "$why" ] || why=$(echo "$err" | head -n1)
-	[ -n "$why" ] || why="guest $series: the VM failed without a word (rc $rc)"
+	[ -n "$why" ] || why="guest $name: the VM failed without a word (rc $rc)"
 	echo "not ok $n - ${why#vm.sh: }${last:+ (the last test done: $last)}"
 	echo "1..$n"
 	exit 1
@@ -43,7 +50,7 @@ fi
 if ! grep -q '^# guest suite: done$' "$share/out/log"; then
 	last=$(grep -E '^(not )?ok - ' "$share/out/log" | tail -n1 | sed 's/^[a-z ]*- //')
 	n=$((n + 1))
-	echo "not ok $n - guest $series: the suite stopped before its end${last:+ (the last test done: $last)}"
+	echo "not ok $n - guest $name: the suite stopped before its end${last:+ (the last test done: $last)}"
 	echo "1..$n"
 	exit 1
 fi
@@ -51,10 +58,10 @@ fi
 # for it held against this run
 if [ -s "$share/out/features" ]; then
 	mkdir -p "$OUTPUT/kernels"
-	cp "$share/out/features" "$OUTPUT/kernels/$series.features"
+	cp "$share/out/features" "$OUTPUT/kernels/$name.features"
 	n=$((n + 1))
-	if err=$(OUTPUT=$OUTPUT "$top/scripts/kernel-table" --check "$series" "$top/README.md" 2>&1); then
-		echo "ok $n - the README's kernel table says what this run found on $series"
+	if err=$(OUTPUT=$OUTPUT "$top/scripts/kernel-table" --check "$name" "$top/README.md" 2>&1); then
+		echo "ok $n - the README's kernel table says what this run found on $name"
 	else
 		echo "not ok $n - $err"
 	fi

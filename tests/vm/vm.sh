@@ -66,14 +66,22 @@ initramfs() {
 		fi
 	done
 	# bpftool for the link checks, strace to make a system call fail (both
-	# dynamic, the host's: x86-64 guests only), with the libraries they need
-	for b in $([ $karch = amd64 ] && echo bpftool strace); do
-		b=$(command -v $b) || die "$b missing: make deps"
-		cp "$b" "$root/bin/"
-		for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
-			mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
+	# dynamic), with the libraries they need: the host's for x86-64 guests,
+	# bookworm's arm64 packages for arm64 ones
+	if [ $karch = amd64 ]; then
+		for b in bpftool strace; do
+			b=$(command -v $b) || die "$b missing: make deps"
+			cp "$b" "$root/bin/"
+			for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
+				mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
+			done
 		done
-	done
+	else
+		b=$("$top/scripts/pkgcache" guest-tools $karch)
+		cp -a "$b/lib" "$b/usr" "$root/"
+		ln -s /usr/sbin/bpftool "$root/bin/bpftool"
+		ln -s /usr/bin/strace "$root/bin/strace"
+	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp.$$"
 	mv "$out.tmp.$$" "$out"
 	echo "$out"

@@ -104,8 +104,8 @@ is "$?" 0 "refused target: the run still succeeds"
 is "$(json_int attached $O/refuse.json)" 2 "refused target: the other two attach"
 check "refused target: reported by name" grep -q '"excluded":\[{"name":"fake_fn","addr":"0x[0-9a-f]*","reason":"refused by the kernel (not an ftrace location)"}\]' $O/refuse.json
 
-# kcore's one look-alike: a jump label's NOP at a function's entry; the kernel has
-# the last word, the function is left out and reported
+# kcore's one look-alike on x86-64: a jump label's NOP at a function's entry; the
+# kernel has the last word, the function is left out and reported
 la=$(awk 'NR == FNR { t[$2] = 1; next } $1 ~ /^[0-9a-f]+$/ && !($2 in t) { print $2; exit }' \
 	$O/t.set $O/k.set 2>/dev/null)
 if [ -n "$la" ]; then
@@ -121,7 +121,8 @@ if [ -n "$la" ]; then
 	check "look-alike $la by name: left out, reported as the kernel's lookup refusing it" \
 		grep -q "\"excluded\":\[{\"name\":\"$la\",.*not found by the kernel" $O/la-k.json
 else
-	not_ok "a look-alike to try (none among kcore's extras)"
+	# (x86-64's kernels have one; arm64's mark, "mov x9, x30", has none)
+	skip "a look-alike left out" "kcore finds no function tracefs does not list on this kernel"
 fi
 
 # SIGINT in the middle of attaching: exit 130, nothing left attached
