@@ -69,7 +69,7 @@ one_error "ulimit -n 40, a link per function: one error naming the limit" $? $O/
 is "$(probes_left)" 0 "out of file descriptors: no link left"
 # classic kprobes (6.1's only kind) need an fd each: a soft limit below that is
 # raised to the hard one; the kprobe blacklist's functions are left out by name
-fb=; [ -e /sys/kernel/tracing/available_filter_functions_addrs ] && fb="--fallback kprobe"
+fb=; grep -q ' register_fprobe$' /proc/kallsyms && fb="--fallback kprobe"
 ( ulimit -S -n 40; exec $K -p 'vfs_*' $fb --no-cache -o json ) > $O/softfd.json 2> $O/softfd.err
 rc=$?
 check "classic kprobes, soft fd limit 40 (hard $(ulimit -H -n)): raised, every vfs_* function attached ($(json_int attached $O/softfd.json))" \
@@ -92,11 +92,11 @@ is "$(probes_left)" 0 "classic kprobes: no link left"
 # ENOMEM from the kernel: Debian's kernels cannot inject it (no fault injection) and
 # a memory cgroup OOM-kills instead, so strace makes bpf() return it, at the call
 # that makes a link (found by tracing a run first) and then at every one after it.
-# 6.12: at the first kprobe.multi link, which is halved, every function attached;
-# 6.1: at the fifth classic kprobe's link, one error. Always: one line naming it.
+# With kprobe.multi: at the first link, which is halved, every function attached;
+# with classic kprobes only (6.1, arm64's 6.12): at the fifth kprobe's link, one error. Always: one line naming it.
 # Either way nothing is left attached.
 ST="strace -f --seccomp-bpf -qq -e trace=bpf"
-if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
+if grep -q ' register_fprobe$' /proc/kallsyms; then
 	lt=BPF_TRACE_KPROBE_MULTI k=1
 else
 	lt=BPF_PERF_EVENT k=5
