@@ -17,20 +17,20 @@
 #include "ksym_site.h"
 
 /*
- * Where this build reads no text, tracefs' sites are still joined with
- * kallsyms by x86-64's offsets (an ENDBR64 or none), as before any other
- * architecture was read.
+ * The architecture whose entries are read. A build for one without a
+ * ksym_site_<arch>.c reads no text, and joins tracefs' sites with kallsyms
+ * by x86-64's offsets: at the symbol, or past an ENDBR64.
  */
 #if KSYM_SITE_TEXT_CHECK
-#define ARCH ksym_site_native
+#define SITE_ARCH ksym_site_native
 #else
-#define ARCH (&ksym_site_x86_64)
+#define SITE_ARCH (&ksym_site_x86_64)
 #endif
 
 int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call)
 {
 	*call = 0;
-	return KSYM_SITE_TEXT_CHECK ? ARCH->site(text, len, addr, call) : -1;
+	return KSYM_SITE_TEXT_CHECK ? SITE_ARCH->site(text, len, addr, call) : -1;
 }
 
 /* x86-64: every ftrace and BPF trampoline is allocated in the module area. */
@@ -142,7 +142,7 @@ static int text_site(struct ksym_site_check *c, uint64_t addr, unsigned char tex
 		err = ksym_kcore__read(c->kcore, addr, text, 16);
 		if (err)
 			return err;
-		*off = ARCH->site(text, 16, addr, call);
+		*off = SITE_ARCH->site(text, 16, addr, call);
 		if (*off != -EAGAIN || tries == 3 || c->flux_waits >= 256)
 			return 0;
 		c->flux_waits++;
@@ -166,12 +166,12 @@ static int rebased_loc(struct ksym_site_check *c, const struct ksym *sym, uint64
 
 	if (sym->flags & KSYM_F_UNRESOLVED)
 		return 0;	/* its module is not loaded now */
-	err = text_site(c, sym->addr - ARCH->lead, text, &off, &call);
+	err = text_site(c, sym->addr - SITE_ARCH->lead, text, &off, &call);
 	if (err && err != -EFAULT)
 		return err;
-	if (!err && (off == (int)ARCH->lead ||
+	if (!err && (off == (int)SITE_ARCH->lead ||
 		     (off == -EAGAIN && memcmp(text + 1, "\xcc\xcc\xcc\xcc", 4))) &&
-	    (!call || !ARCH->calls_checked || is_trampoline(c, call, true))) {
+	    (!call || !SITE_ARCH->calls_checked || is_trampoline(c, call, true))) {
 		*loc = sym->addr;
 		return 1;
 	}
@@ -193,8 +193,8 @@ static int listed_loc(const struct ksym_site_check *c, const struct ksym *sym, u
 	}
 	if (sym->type && !ksym_type_is_text(sym->type))
 		return 0;
-	if (!ksym_table__addr(c->syms, sym->addr + ARCH->off_max, &f) &&
-	    (f.addr == sym->addr + ARCH->off_min || f.addr == sym->addr + ARCH->off_max)) {
+	if (!ksym_table__addr(c->syms, sym->addr + SITE_ARCH->off_max, &f) &&
+	    (f.addr == sym->addr + SITE_ARCH->off_min || f.addr == sym->addr + SITE_ARCH->off_max)) {
 		*loc = f.addr;
 		return 1;
 	}
@@ -237,7 +237,7 @@ static int candidate_loc(struct ksym_site_check *c, const struct ksym *sym, uint
 		if (!is_trampoline(c, call, true))
 			return 0;
 		off = text[0] == 0xcc ? 0 : KSYM_ENDBR_LEN;	/* at the entry, or past ENDBR64 */
-	} else if (off < 0 || (call && ARCH->calls_checked && !is_trampoline(c, call, false))) {
+	} else if (off < 0 || (call && SITE_ARCH->calls_checked && !is_trampoline(c, call, false))) {
 		return 0;
 	}
 	*loc = sym->addr + off;
