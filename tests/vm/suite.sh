@@ -3,7 +3,8 @@
 # the guest once with the static binary and the guest tests in a 9p share. KIND:
 # full (kprobe.multi and kprobe.session) or fallback (classic kprobes only).
 # ARCH=arm64: the arm64 build (make cross, in $OUTPUT/arm64) in Debian's arm64
-# kernel of the series, named arm64-SERIES in the kernel table.
+# kernel of the series, named arm64-SERIES in the kernel table. PARTS: the guest
+# parts to run (tests/vm/guest/run.sh), where not all.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -22,7 +23,7 @@ cp "$build/ksymattach" "$share/bin/" ||
 cp "$build/examples/agent" "$share/bin/" 2>/dev/null
 cp "$build/tests/iter_dump" "$share/bin/" 2>/dev/null
 cp -r "$here/guest" "$share/tests"
-echo "sh /host/tests/run.sh $series $kind" > "$share/job"
+echo "sh /host/tests/run.sh $series $kind ${PARTS:-}" > "$share/job"
 err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1)
 rc=$?
 # what the guest said, even when it did not finish: where a hang or crash came

@@ -3,6 +3,7 @@
 # kprobes only), as the host expects of that kernel; the kernel's own symbols
 # must agree.
 series=$1 kind=$2
+shift 2	# the parts to run, where given: the rest of the arguments
 cd /host/tests || exit 1
 . ./lib.sh
 echo "# guest $(uname -r), the $kind suite"
@@ -18,17 +19,21 @@ part() {
 	echo "# $part_name: $(awk -v a="$part_t0" -v b="$part_t1" 'BEGIN { printf "%.1f", b - a }') s"
 	part_t0=$part_t1
 }
-part lookup.sh
-part sources.sh
-part iter.sh
-case $kind in
-fallback) part old.sh ;;
-*) part multi.sh; part attach.sh; part agent.sh ;;
-esac
-part faults.sh
-part signals.sh
-part errors.sh
-part features.sh
-part lockdown.sh	# last: lockdown cannot be lifted
+if [ $# -gt 0 ]; then
+	for p; do part $p; done
+else
+	part lookup.sh
+	part sources.sh
+	part iter.sh
+	case $kind in
+	fallback) part old.sh ;;
+	*) part multi.sh; part attach.sh; part agent.sh ;;
+	esac
+	part faults.sh
+	part signals.sh
+	part errors.sh
+	part features.sh
+	part lockdown.sh	# last: lockdown cannot be lifted
+fi
 # every part ran to its end: the host fails a suite whose log lacks this line
 echo "# guest suite: done"
