@@ -18,17 +18,19 @@
 #include "ksym_build.h"
 
 #define KCORE_WIN 4096
-/* kcore lists the kernel image as a segment of its own (CONFIG_ARCH_PROC_KCORE_TEXT) */
-#if defined(__x86_64__)
-#define KSYM_KCORE_TEXT 1
-#else
-#define KSYM_KCORE_TEXT 0
-#endif
-/* the kernel this build reads the text of: another's core would be misread */
+/*
+ * The kernel this build reads: its ELF machine (another's core would be
+ * misread), and whether kcore lists its image as a segment of its own
+ * (CONFIG_ARCH_PROC_KCORE_TEXT).
+ */
 #if defined(__x86_64__)
 #define KCORE_MACHINE EM_X86_64
+#define KSYM_KCORE_TEXT 1
 #elif defined(__aarch64__)
 #define KCORE_MACHINE EM_AARCH64
+#define KSYM_KCORE_TEXT 0
+#else
+#define KSYM_KCORE_TEXT 0
 #endif
 #define KCORE_MAX_SEGS 64
 
