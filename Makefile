@@ -326,7 +326,8 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # (single-threaded TCG), so two keep both cores busy; what they share (downloads,
 # the root filesystem) is locked. The longest suite starts first: last, it ran
 # alone for minutes.
-VM_FIRST := tests/vm/linux-newest.t tests/vm/linux-6.12.t tests/vm/fleet-trixie.t tests/vm/fleet-6.12.t
+VM_FIRST := tests/vm/linux-newest.t tests/vm/linux-6.12.t tests/vm/fleet-trixie.t tests/vm/fleet-arm64.t \
+	tests/vm/fleet-6.12.t
 VM_TESTS := $(VM_FIRST) $(filter-out $(VM_FIRST),$(wildcard tests/vm/*.t))
 # The arm64 build beside this one, for the tests that run it: under qemu-user on
 # this host (tests/host/arm64.t) and in an arm64 guest (tests/vm/arm64-*.t).

@@ -19,6 +19,9 @@
 # content goes here; what a test VM needs (units, fstab, hostname, modules) is added
 # per image by sysboot.sh, so changing that does not rebuild this. Root only
 # (mmdebstrap's root mode: a chroot, no loop mounts).
+# ARCH=arm64 builds an arm64 root filesystem (SUITE-arm64-<hash>.tar.zst): mmdebstrap
+# runs under foreign.sh, whose namespace runs arm64's maintainer scripts under
+# qemu-user-static without changing the host's binfmt_misc or dpkg architectures.
 set -euo pipefail
 
 # Bump when the build below changes what lands in the tarball.
@@ -39,14 +42,22 @@ KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 die() { echo "rootfs.sh: $*" >&2; exit 1; }
 
+here=$(cd "$(dirname "$0")" && pwd)
+case ${ARCH:-x86} in
+x86) debarch= run=() ;;
+arm64) debarch=arm64 run=("$here/foreign.sh" arm64) ;;
+*) die "ARCH=$ARCH: x86 or arm64" ;;
+esac
+
 # The mirror is not part of the key: any mirror serves the same suite. The extras
-# come last and only when given, so the plain tarballs keep their keys.
+# come last and only when given, so the plain tarballs keep their keys; so does
+# a foreign architecture.
 key() {
-	printf '%s\n' "$RECIPE" "$SUITE" "$VARIANT" "${PACKAGES[@]}" ${EXTRA[@]+"${EXTRA[@]}"} |
-		sha256sum | cut -c1-16
+	printf '%s\n' "$RECIPE" "$SUITE" "$VARIANT" "${PACKAGES[@]}" ${EXTRA[@]+"${EXTRA[@]}"} \
+		${debarch:+"arch=$debarch"} | sha256sum | cut -c1-16
 }
 path() {
-	local name=$SUITE
+	local name=$SUITE${debarch:+-$debarch}
 	[ ${#EXTRA[@]} -eq 0 ] || name=$SUITE+$(IFS=+; echo "${EXTRA[*]}")
 	echo "$CACHE/rootfs/$name-$(key).tar.zst"
 }
@@ -58,6 +69,8 @@ build() {
 	[ -f "$out" ] && [ -z "${KSYM_REFRESH:-}" ] && { echo "$out"; return; }
 	[ "$(id -u)" -eq 0 ] || die "building the root filesystem needs root (mmdebstrap root mode)"
 	command -v mmdebstrap >/dev/null || die "mmdebstrap missing: run 'make deps'"
+	# (foreign.sh says why it cannot)
+	[ -z "$debarch" ] || "${run[@]}" true || exit 1
 	mkdir -p "$CACHE/rootfs"
 	# One builder at a time, whatever the suite (the fleet tests may start
 	# together; two mmdebstraps would share two cores); whoever waited for the same
@@ -75,7 +88,10 @@ build() {
 	# The docs are left out of the rootfs's own packages only: the customize hook
 	# drops the exclusions, so a .deb a test installs is installed whole.
 	# shellcheck disable=SC2016 # $1 is the hook's, expanded by mmdebstrap's sh
-	mmdebstrap --quiet --variant="$VARIANT" --mode=root --keyring="$KEYRING" \
+	# (--skip=check/qemu: foreign.sh runs the programs; mmdebstrap's own check
+	# would want arch-test and the host's binfmt_misc)
+	${run[@]+"${run[@]}"} mmdebstrap --quiet --variant="$VARIANT" --mode=root --keyring="$KEYRING" \
+		${debarch:+--arch="$debarch" --skip=check/qemu} \
 		--include="$(IFS=,; echo "${pkgs[*]}")" \
 		--aptopt='Acquire::Languages "none"' \
 		--dpkgopt='path-exclude=/usr/share/man/*' \

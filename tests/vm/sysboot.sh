@@ -21,8 +21,8 @@
 # tarball's (bookworm or trixie, merged /usr both): nothing here depends on it. The
 # image is written in place by the guest: boot it again and its state (files,
 # /var/log/journal) is kept.
-# The guest: hostname ksa-guest, root without a password on ttyS0, no network
-# device, persistent journal, tracefs/debugfs/bpffs mounted by systemd. The job runs
+# The guest: hostname ksa-guest, root without a password on the serial console, no
+# network device, persistent journal, tracefs/debugfs/bpffs mounted by systemd. The job runs
 # under /bin/sh as root in ksa-test.service, cwd /host, stdin /dev/null. Before it,
 # SHARE/out/boot gets the systemd state ("running", "degraded", ...) and
 # `systemd-analyze time`; the job sees the state in $KSA_SYSTEM_STATE. The serial
@@ -31,6 +31,9 @@
 # or stops before "# vm-done" is a failure. KASLR stays on: each boot has another
 # kernel base. image needs root (ownership in the tree, chroot for depmod and
 # dpkg); run does not.
+# ARCH=arm64: Debian's arm64 kernel of the series on qemu-system-aarch64's virt
+# machine (console ttyAMA0), an arm64 ROOTFS_TAR (ARCH=arm64 rootfs.sh) and an arm64
+# busybox in the initramfs; image runs the tree's depmod and dpkg under foreign.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -38,6 +41,17 @@ OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 
 die() { echo "sysboot.sh: $*" >&2; exit 1; }
+
+# The guest's architecture: its kernel package, busybox, modules' objcopy, QEMU and
+# console, and how the tree's own programs run on this host.
+case ${ARCH:-x86} in
+x86) karch=amd64 console=ttyS0 inroot=() ;;
+arm64)
+	karch=arm64 console=ttyAMA0 inroot=("$here/foreign.sh" arm64)
+	export OBJCOPY=aarch64-linux-gnu-objcopy
+	;;
+*) die "ARCH=$ARCH: x86 or arm64" ;;
+esac
 
 # What mounting the root disk needs before systemd runs, and the 9p share (modprobe
 # of the share's four modules took 6s in the booted guest under TCG, on the way to
@@ -95,8 +109,8 @@ INIT
 }
 
 initramfs() {
-	local series=$1 rel out root
-	kdir=$("$top/scripts/pkgcache" kernel "$series")
+	local series=$1 rel out root b
+	kdir=$("$top/scripts/pkgcache" kernel "$series" $karch)
 	rel=$(cat "$kdir/release")
 	out=$OUTPUT/vm/$rel/sysboot-initrd.cpio.gz
 	if [ -f "$out" ] && [ "$out" -nt "$here/sysboot.sh" ] && [ "$out" -nt "$here/modules.sh" ]; then
@@ -106,8 +120,9 @@ initramfs() {
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
 	root=$tmp/root
 	mkdir -p "$root"/{bin,dev,proc,sys,newroot,modules}
-	cp /bin/busybox "$root/bin/busybox"
-	readelf -l /bin/busybox | grep -q 'program interpreter' && die "/bin/busybox is not static: install busybox-static"
+	if [ $karch = amd64 ]; then b=/bin/busybox; else b=$("$top/scripts/pkgcache" busybox $karch); fi
+	cp "$b" "$root/bin/busybox"
+	readelf -l "$b" | grep -q 'program interpreter' && die "$b is not static: install busybox-static"
 	init_script > "$root/init"; chmod 755 "$root/init"
 	for m in $(want_modules); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
@@ -187,7 +202,7 @@ image() {
 	[ "$(id -u)" -eq 0 ] || die "image needs root (file ownership in the tree, chroot)"
 	[ -f "$root_tar" ] || die "$root_tar missing: tests/vm/rootfs.sh build"
 	for d in "$@"; do [ -d "$d" ] || die "$d is not a directory"; done
-	kdir=$("$top/scripts/pkgcache" kernel "$series")
+	kdir=$("$top/scripts/pkgcache" kernel "$series" $karch)
 	rel=$(cat "$kdir/release")
 	mkdir -p "$(dirname "$img")"
 	# Next to the image: the rename that publishes it stays on one file system.
@@ -203,7 +218,7 @@ image() {
 	excl=(); for d in "${PRUNE[@]}"; do excl+=("--exclude=./kernel/$d"); done
 	tar -C "$kdir/modules" "${excl[@]}" -cf - . |
 		tar -C "$root/usr/lib/modules/$rel" -xf -
-	chroot "$root" /sbin/depmod -a "$rel"
+	${inroot[@]+"${inroot[@]}"} chroot "$root" /sbin/depmod -a "$rel"
 
 	echo ksa-guest > "$root/etc/hostname"
 	printf '127.0.0.1\tlocalhost\n127.0.1.1\tksa-guest\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
@@ -213,7 +228,7 @@ image() {
 	# A machine id of its own: a boot with none is a "first boot" (systemd-firstboot
 	# prompts, presets are applied), and the journal of boot 1 stays readable in boot 2.
 	od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$root/etc/machine-id"; echo >> "$root/etc/machine-id"
-	# Root logs in on ttyS0 without a password (serial-getty, from console=ttyS0).
+	# Root logs in on the serial console without a password (serial-getty, from console=).
 	sed -i 's/^root:[^:]*:/root::/' "$root/etc/shadow"
 	# /etc and /var count as updated: no hwdb rebuild, ldconfig or catalog update
 	# on the first boot (ConditionNeedsUpdate).
@@ -243,7 +258,8 @@ image() {
 		# Chrooted: the maintainer scripts enable units (deb-systemd-helper) and
 		# start none, as no systemd runs in the tree.
 		cp "$deb" "$root/tmp/"
-		chroot "$root" dpkg -i "/tmp/$(basename "$deb")" >&2 || die "cannot install $deb"
+		${inroot[@]+"${inroot[@]}"} chroot "$root" dpkg -i "/tmp/$(basename "$deb")" >&2 ||
+			die "cannot install $deb"
 		rm -f "$root/tmp/$(basename "$deb")"
 	done
 
@@ -261,7 +277,7 @@ run() {
 	[ -f "$img" ] || die "$img missing: sysboot.sh image"
 	[ -f "$share/job" ] || die "$share/job missing"
 	initrd=$(initramfs "$series")
-	kdir=$("$top/scripts/pkgcache" kernel "$series")
+	kdir=$("$top/scripts/pkgcache" kernel "$series" $karch)
 	# An image of another series, or from before pkgcache refreshed the kernel, has
 	# no modules for this one: say so rather than fail in the guest.
 	debugfs -R "stat /usr/lib/modules/$(cat "$kdir/release")/modules.dep" "$img" 2>/dev/null |
@@ -269,10 +285,16 @@ run() {
 	mkdir -p "$share/out"; rm -f "$share/out/log" "$share/out/boot"
 	set +e
 	# In the background, so that a signal to this script stops QEMU as well.
-	timeout --kill-after=10 "$secs" qemu-system-x86_64 \
-		-accel tcg,thread=single -cpu max -smp 2 -m 1536 \
+	if [ $karch = amd64 ]; then
+		set -- qemu-system-x86_64 -cpu max
+	else
+		# pauth-impdef: QEMU's own pointer authentication, far cheaper under TCG
+		set -- qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
+	fi
+	timeout --kill-after=10 "$secs" "$@" \
+		-accel tcg,thread=single -smp 2 -m 1536 \
 		-kernel "$kdir/vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 root=/dev/vda rw quiet loglevel=3 panic=-1 oops=panic ksa_test.wait=$((secs / 2)) ${SYSBOOT_APPEND:-}" \
+		-append "console=$console root=/dev/vda rw quiet loglevel=3 panic=-1 oops=panic ksa_test.wait=$((secs / 2)) ${SYSBOOT_APPEND:-}" \
 		-drive file="$img",format=raw,if=none,id=root,cache=unsafe \
 		-device virtio-blk-pci,drive=root \
 		-virtfs local,path="$share",mount_tag=host,security_model=none,id=host \
