@@ -25,7 +25,9 @@
 #define KALLSYMS_AT 256		/* where the harness puts struct mod_kallsyms */
 
 static const struct ksym_mod_btf layout = { .off = { 24, 96, 0, 8, 16, 24 } };
-static char path[] = "/tmp/ksym-fuzz-kcore.XXXXXX";
+/* The image's file, unlinked once made: opened again through /proc by each run,
+ * it goes when the fuzzer exits, however it exits. */
+static char path[32];
 static int fd = -1;
 
 static void put64(unsigned char *p, uint64_t v)
@@ -62,8 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put64(img + KALLSYMS_AT + layout.off[KSYM_MODK_STRTAB], BASE + str_off);
 	put64(img + KALLSYMS_AT + layout.off[KSYM_MODK_TYPETAB], BASE + type_off);
 	memcpy(img + KALLSYMS_AT + layout.off[KSYM_MODK_NUM], &(uint32_t){ num }, 4);
-	if (fd < 0 && (fd = mkstemp(path)) < 0)
-		abort();
+	if (fd < 0) {
+		char tmpl[] = "/tmp/ksym-fuzz-kcore.XXXXXX";
+
+		fd = mkstemp(tmpl);
+		if (fd < 0 || unlink(tmpl))
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
 	if (kimg_write_at(fd, NULL, BASE, img, len))
 		abort();
 	free(img);

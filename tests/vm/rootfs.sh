@@ -44,7 +44,7 @@ die() { echo "rootfs.sh: $*" >&2; exit 1; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 case ${ARCH:-x86} in
-x86) debarch= run=() ;;
+x86) debarch='' run=() ;;
 arm64) debarch=arm64 run=("$here/foreign.sh" arm64) ;;
 *) die "ARCH=$ARCH: x86 or arm64" ;;
 esac

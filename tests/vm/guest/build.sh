@@ -243,7 +243,16 @@ c)
 	cp $O/$S.ksym $O/good.ksym
 	[ -s $O/$other.ksym ] ||
 		skip "build cache of another build under this one's name" "no other build's file in this run"
-	for how in flip truncate owner mode symlink $([ -s $O/$other.ksym ] && echo other) forged; do
+	cases="flip truncate owner mode symlink $([ -s $O/$other.ksym ] && echo other) forged"
+	# a damaged or unsafe file is refused by the same code on every architecture;
+	# a forged offset is found by the architecture's site check: arm64 runs that one
+	if [ "$(uname -m)" != x86_64 ]; then
+		for how in flip truncate owner mode symlink; do
+			skip "build cache $how" "the same code on every architecture: build-cache.t checks it on x86-64"
+		done
+		cases=forged
+	fi
+	for how in $cases; do
 		rm -rf $D
 		check "build cache $how: a good file imported first" sh -c "$K cache import $O/good.ksym > /dev/null"
 		case $how in
