@@ -42,16 +42,12 @@ case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 
 die() { echo "sysboot.sh: $*" >&2; exit 1; }
 
-# The guest's architecture: its kernel package, busybox, modules' objcopy, QEMU and
-# console, and how the tree's own programs run on this host.
-case ${ARCH:-x86} in
-x86) karch=amd64 console=ttyS0 inroot=() ;;
-arm64)
-	karch=arm64 console=ttyAMA0 inroot=("$here/foreign.sh" arm64)
-	export OBJCOPY=aarch64-linux-gnu-objcopy
-	;;
-*) die "ARCH=$ARCH: x86 or arm64" ;;
-esac
+# The guest's architecture: its packages, busybox, modules' objcopy, QEMU, console;
+# and how the tree's own programs run on this host (another architecture's through
+# foreign.sh).
+. "$here/arch.sh"
+inroot=()
+[ $karch = amd64 ] || inroot=("$here/foreign.sh" $karch)
 
 # What mounting the root disk needs before systemd runs, and the 9p share (modprobe
 # of the share's four modules took 6s in the booted guest under TCG, on the way to
@@ -113,16 +109,16 @@ initramfs() {
 	kdir=$("$top/scripts/pkgcache" kernel "$series" $karch)
 	rel=$(cat "$kdir/release")
 	out=$OUTPUT/vm/$rel/sysboot-initrd.cpio.gz
-	if [ -f "$out" ] && [ "$out" -nt "$here/sysboot.sh" ] && [ "$out" -nt "$here/modules.sh" ]; then
+	if [ -f "$out" ] && [ "$out" -nt "$here/sysboot.sh" ] && [ "$out" -nt "$here/modules.sh" ] &&
+		[ "$out" -nt "$here/arch.sh" ]; then
 		echo "$out"; return
 	fi
 	mkdir -p "$OUTPUT/vm/$rel"
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
 	root=$tmp/root
 	mkdir -p "$root"/{bin,dev,proc,sys,newroot,modules}
-	if [ $karch = amd64 ]; then b=/bin/busybox; else b=$("$top/scripts/pkgcache" busybox $karch); fi
+	b=$(guest_busybox)
 	cp "$b" "$root/bin/busybox"
-	readelf -l "$b" | grep -q 'program interpreter' && die "$b is not static: install busybox-static"
 	init_script > "$root/init"; chmod 755 "$root/init"
 	for m in $(want_modules); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
@@ -285,13 +281,7 @@ run() {
 	mkdir -p "$share/out"; rm -f "$share/out/log" "$share/out/boot"
 	set +e
 	# In the background, so that a signal to this script stops QEMU as well.
-	if [ $karch = amd64 ]; then
-		set -- qemu-system-x86_64 -cpu max
-	else
-		# pauth-impdef: QEMU's own pointer authentication, far cheaper under TCG
-		set -- qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
-	fi
-	timeout --kill-after=10 "$secs" "$@" \
+	timeout --kill-after=10 "$secs" "${qemu[@]}" \
 		-accel tcg,thread=single -smp 2 -m 1536 \
 		-kernel "$kdir/vmlinuz" -initrd "$initrd" \
 		-append "console=$console root=/dev/vda rw quiet loglevel=3 panic=-1 oops=panic ksa_test.wait=$((secs / 2)) ${SYSBOOT_APPEND:-}" \

@@ -22,12 +22,8 @@ case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 
 die() { echo "vm.sh: $*" >&2; exit 1; }
 
-# The guest's architecture: its packages, its busybox, its modules' objcopy, its QEMU.
-case ${ARCH:-x86} in
-x86) karch=amd64 ;;
-arm64) karch=arm64; export OBJCOPY=aarch64-linux-gnu-objcopy ;;
-*) die "ARCH=$ARCH: x86 or arm64" ;;
-esac
+# The guest's architecture: its packages, busybox, modules' objcopy, QEMU, console.
+. "$here/arch.sh"
 
 # Modules the 9p share needs; dependencies are added from .modinfo, and what the
 # kernel has built in (virtio_pci from 6.12 on) is left out by modules.sh.
@@ -41,16 +37,15 @@ initramfs() {
 	rel=$(cat "$kdir/release")
 	out=$OUTPUT/vm/$rel/initrd.cpio.gz
 	if [ -f "$out" ] && [ "$out" -nt "$here/init" ] && [ "$out" -nt "$here/vm.sh" ] &&
-		[ "$out" -nt "$here/modules.sh" ]; then
+		[ "$out" -nt "$here/modules.sh" ] && [ "$out" -nt "$here/arch.sh" ]; then
 		echo "$out"; return
 	fi
 	mkdir -p "$OUTPUT/vm/$rel"
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
 	root=$tmp/root
 	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,modules,lib64,usr/lib,lib/x86_64-linux-gnu}
-	if [ $karch = amd64 ]; then b=/bin/busybox; else b=$("$top/scripts/pkgcache" busybox $karch); fi
+	b=$(guest_busybox)
 	cp "$b" "$root/bin/busybox"
-	readelf -l "$b" | grep -q 'program interpreter' && die "$b is not static: install busybox-static"
 	cp "$here/init" "$root/init"; chmod 755 "$root/init"
 	for m in $(want_modules "$series"); do visit "$m"; done
 	for m in "${order[@]}"; do mod_extract "$(mod_file "$m")" > "$root/modules/$m.ko"; done
@@ -95,14 +90,7 @@ run() {
 	[ -f "$share/job" ] || die "$share/job missing"
 	mkdir -p "$share/out"; rm -f "$share/out/log"
 	set +e
-	if [ $karch = amd64 ]; then
-		set -- qemu-system-x86_64 -cpu max -append "console=ttyS0 $append"
-	else
-		# pauth-impdef: QEMU's own pointer authentication, far cheaper under TCG
-		set -- qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on \
-			-append "console=ttyAMA0 $append"
-	fi
-	timeout --kill-after=10 "$secs" "$@" \
+	timeout --kill-after=10 "$secs" "${qemu[@]}" -append "console=$console $append" \
 		-accel tcg,thread=single -smp 2 -m 1536 \
 		-kernel "$kdir/vmlinuz" -initrd "$initrd" \
 		-virtfs local,path="$share",mount_tag=host,security_model=none,id=host \
