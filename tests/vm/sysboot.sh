@@ -47,7 +47,7 @@ die() { echo "sysboot.sh: $*" >&2; exit 1; }
 # foreign.sh).
 . "$here/arch.sh"
 inroot=()
-[ $karch = amd64 ] || inroot=("$here/foreign.sh" $karch)
+[ $karch = amd64 ] || inroot=("$here/foreign.sh" "$karch")
 
 # What mounting the root disk needs before systemd runs, and the 9p share (modprobe
 # of the share's four modules took 6s in the booted guest under TCG, on the way to
