@@ -33,6 +33,9 @@ is "$?" 64 "its exit status comes through (a usage error: 64)"
 is "$("$F" arm64 sh -c 'cat /proc/self/uid_map' | tr -s ' ')" " 0 0 4294967295" \
 	"every uid is mapped to itself: files keep their owners"
 is "$(handlers)" "$before" "the host's binfmt_misc is as it was"
+mkdir "$tmp/t"
+TMPDIR=$tmp/t "$F" arm64 "$A" --version > /dev/null 2>&1
+is "$(ls -A "$tmp/t")" "" "nothing left in TMPDIR (the namespace's mount point removed)"
 "$A" --version > /dev/null 2>&1
 is "$?" "$host_rc" "the binary runs on the host as before, or fails as before"
 

@@ -29,12 +29,14 @@ conf=/usr/lib/binfmt.d/qemu-$qarch.conf
 command -v unshare > /dev/null || die "unshare missing (util-linux)"
 
 # The child waits for its maps, which only the parent can write, then mounts its
-# binfmt_misc and registers the handler (flag F: the interpreter is opened now, so
-# a chroot needs no copy of it).
+# binfmt_misc on the parent's empty directory (removed here once the child ends:
+# the mount goes with the child's namespace, the directory would not) and
+# registers the handler (flag F: the interpreter is opened now, so a chroot needs
+# no copy of it).
 # shellcheck disable=SC2016 # expanded by the child's sh
 child='
 	while [ -z "$(cat /proc/self/uid_map)" ]; do sleep 0.05; done
-	b=$(mktemp -d)
+	b=$1; shift
 	if ! mount -t binfmt_misc binfmt_misc "$b" 2> /dev/null; then
 		echo "foreign.sh: this kernel ($(uname -r)) gives a user namespace no binfmt_misc of its own (Linux 6.7 and later do): cannot run $0 programs without changing the host'"'"'s" >&2
 		exit 3
@@ -43,7 +45,8 @@ child='
 	shift
 	[ $# -gt 0 ] || exit 0
 	exec "$@"'
-unshare --user --mount --propagation private -- sh -eu -c "$child" "$qarch" "$conf" "$@" &
+mnt=$(mktemp -d)
+unshare --user --mount --propagation private -- sh -eu -c "$child" "$qarch" "$mnt" "$conf" "$@" &
 pid=$!
 trap 'kill $pid 2> /dev/null' INT TERM
 for f in uid_map gid_map; do
@@ -56,4 +59,5 @@ set +e
 wait $pid
 rc=$?
 set -e
+rmdir "$mnt"
 exit $rc
