@@ -185,7 +185,7 @@ deps:
 # Run the main job for real: on this host if its kernel can attach, else in the
 # bundled VM: the newest kernel Debian ships (trixie-backports), or KERNEL=6.12,
 # 6.1, 5.10.
-ARGS ?= -p 'vfs_*'
+ARGS ?= -p 'vfs_*' -d 3
 KERNEL ?= newest
 .PHONY: run
 run: $(OUTPUT)/ksymattach

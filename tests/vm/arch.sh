@@ -18,6 +18,6 @@ esac
 guest_busybox() {
 	local b=/bin/busybox
 	[ $karch = amd64 ] || b=$("$top/scripts/pkgcache" busybox $karch) || die "no $karch busybox"
-	readelf -l "$b" | grep -q 'program interpreter' && die "$b is not static: install busybox-static"
+	readelf -l "$b" | grep 'program interpreter' >/dev/null && die "$b is not static: install busybox-static"
 	echo "$b"
 }

@@ -8,7 +8,7 @@ mod_pat() { echo "${1//[-_]/[-_]}"; }
 
 mod_file() {
 	local p; p=$(mod_pat "$1")
-	find "$kdir/modules" -name "$p.ko" -o -name "$p.ko.xz" -o -name "$p.ko.zst" | head -n1
+	find "$kdir/modules" -name "$p.ko" -o -name "$p.ko.xz" -o -name "$p.ko.zst" | sed -n 1p
 }
 
 # Built into the kernel (virtio_pci is on 6.12 and later, a module on 6.1 and
