@@ -320,7 +320,7 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	$(CC) $(CFLAGS) $(LIB_INC) -Ilib/ksym -static $< $(OUTPUT)/libksym.a $(LDFLAGS) -lelf -lz \
 		-lzstd -pthread -o $@
 
-.PHONY: check check-unit check-host check-vm
+.PHONY: check check-fast check-unit check-host check-vm
 # The fleet tests (tests/vm/fleet-*.t) install the package: it is built first.
 # Two at a time, the VMs (the longest) first: each VM is one emulated CPU
 # (single-threaded TCG), so two keep both cores busy; what they share (downloads,
@@ -340,7 +340,11 @@ cross:
 endif
 
 check: all examples deb cross $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS)
+	@tests/vm/cache-notice
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS) tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)
+# The development loop: unit and host tests, no guest (docs/testing.md).
+check-fast: all cross $(UNIT_BINS) $(DATA)
+	$(TEST_ENV) prove -j2 -f --exec '' tests/host/*.t $(UNIT_BINS)
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
 check-host: all cross $(DATA)

@@ -13,6 +13,38 @@
 
 #include "ksym_db.h"
 
+/* A site of the checked table and where its function starts (KSYM_F_ENTRY_*). */
+struct site_entry {
+	uint64_t loc;
+	unsigned int flag;
+};
+
+static int site_entry_cmp(const void *x, const void *y)
+{
+	const struct site_entry *a = x, *b = y;
+
+	return a->loc < b->loc ? -1 : a->loc > b->loc;
+}
+
+/*
+ * Each entry of t told where its function starts, which the text format of
+ * the table cannot say: a later run hands the kernel the function's own
+ * address, which it maps to the site and which bpftool names.
+ */
+static void mark_entries(struct ksym_table *t, struct site_entry *v, size_t n)
+{
+	struct site_entry key, *hit;
+	size_t i;
+
+	qsort(v, n, sizeof(*v), site_entry_cmp);
+	for (i = 0; i < t->cnt; i++) {
+		key.loc = ksym_ent_addr(t, &t->ents[i]);
+		hit = bsearch(&key, v, n, sizeof(*v), site_entry_cmp);
+		if (hit)
+			t->ents[i].flags |= hit->flag;
+	}
+}
+
 /*
  * The candidates kcore confirms, at their ftrace locations, as a table like
  * tracefs' _addrs list: a later run needs neither kallsyms nor kcore.
@@ -20,15 +52,19 @@
 static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 			 struct ksym_table **out)
 {
-	size_t i, n = ksym_table__cnt(cand), cap = n * 48 + 1, len = 0, need;
+	size_t i, n = ksym_table__cnt(cand), cap = n * 48 + 1, len = 0, need, sn = 0;
+	struct site_entry *se = malloc((n ? n : 1) * sizeof(*se));
 	struct ksym_site_check c = db->check;
 	char *buf = malloc(cap);
 	struct ksym s;
 	uint64_t loc;
 	int err = 0;
 
-	if (!buf)
+	if (!buf || !se) {
+		free(buf);
+		free(se);
 		return -ENOMEM;
+	}
 	/* call targets are looked up in cand: every symbol, where a pattern's share was read */
 	c.syms = cand;
 	for (i = 0; i < n && !err; i++) {
@@ -47,6 +83,7 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 
 			if (!nb) {
 				free(buf);
+				free(se);
 				return -ENOMEM;
 			}
 			buf = nb;
@@ -54,16 +91,23 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 		}
 		len += sprintf(buf + len, "%" PRIx64 " %s%s%s%s\n", loc, s.name,
 			       s.module ? " [" : "", s.module ? s.module : "", s.module ? "]" : "");
+		se[sn++] = (struct site_entry){ .loc = loc,
+						.flag = ksym_site__entry_flag(ksym_site__entry(&s, loc), loc) };
 	}
 	db->check.flux_waits = c.flux_waits;
 	if (!err && !len)
 		err = -ENODATA;	/* nothing confirmed: no cache rather than an empty one */
 	if (err) {
 		free(buf);
+		free(se);
 		return err;
 	}
 	*out = ksym_table__parse(KSYM_FMT_FUNCS_ADDRS, buf, len, NULL);
-	return *out ? 0 : -errno;
+	err = *out ? 0 : -errno;
+	if (*out)
+		mark_entries(*out, se, sn);
+	free(se);
+	return err;
 }
 
 /*

@@ -46,7 +46,8 @@ static int add(const struct ksym *sym, void *ctx)
 		w->cap = cap;
 	}
 	w->v[w->n++] = (struct ksym_site){ .sym = *sym, .loc = site ? loc : 0, .site = site,
-					   .pattern = w->pattern };
+					   .pattern = w->pattern,
+					   .entry = site > 0 ? ksym_site__entry(sym, loc) : 0 };
 	return 0;
 }
 
@@ -149,7 +150,8 @@ static int add_addr(const struct ksym_site *s, void *ctx)
 		a->v = v;
 		a->cap = cap;
 	}
-	a->v[a->n++] = s->loc;
+	/* the function's own address where known: the kernel maps it to the site */
+	a->v[a->n++] = s->entry ? s->entry : s->loc;
 	return 0;
 }
 

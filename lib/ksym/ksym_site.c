@@ -178,6 +178,27 @@ static int rebased_loc(struct ksym_site_check *c, const struct ksym *sym, uint64
 	return -ESTALE;
 }
 
+unsigned int ksym_site__entry_flag(uint64_t addr, uint64_t loc)
+{
+	if (loc == addr + SITE_ARCH->off_min)
+		return KSYM_F_ENTRY_OFF_MIN;
+	if (loc == addr + SITE_ARCH->off_max)
+		return KSYM_F_ENTRY_OFF_MAX;
+	return 0;
+}
+
+uint64_t ksym_site__entry(const struct ksym *sym, uint64_t loc)
+{
+	/* a kallsyms symbol (a candidate, or joined with a list of names) */
+	if (!(sym->flags & KSYM_F_TRACEABLE))
+		return sym->addr;
+	if (sym->flags & KSYM_F_ENTRY_OFF_MIN)
+		return loc - SITE_ARCH->off_min;
+	if (sym->flags & KSYM_F_ENTRY_OFF_MAX)
+		return loc - SITE_ARCH->off_max;
+	return 0;
+}
+
 /*
  * A list of sites: a function is listed, or a kallsyms symbol is, there or
  * as far past it as its architecture puts a site (x86-64's ENDBR64, arm64's

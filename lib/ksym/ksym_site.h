@@ -79,6 +79,23 @@ struct ksym_site_check {
 void ksym_site__bounds_from(struct ksym_site_check *c, const uint64_t *anchors);
 
 /*
+ * Where a listed site's function starts, kept in the entry's flags as a site
+ * table is written from kallsyms' symbols (ksym_flush.c): the architecture's
+ * smaller or larger offset before the site (x86-64: 0 or ENDBR64's 4; arm64:
+ * 4 or 8). Neither bit: not known, as in tracefs' list of sites.
+ */
+#define KSYM_F_ENTRY_OFF_MIN (1u << 6)
+#define KSYM_F_ENTRY_OFF_MAX (1u << 7)
+
+/* The entry flag of a site at loc whose function is at addr (0: neither offset). */
+unsigned int ksym_site__entry_flag(uint64_t addr, uint64_t loc);
+/*
+ * The function's own address, kallsyms', of sym whose site is loc: sym's
+ * address where sym is a symbol, else what its flags say; 0 where not known.
+ */
+uint64_t ksym_site__entry(const struct ksym *sym, uint64_t loc);
+
+/*
  * sym's ftrace site in *loc: 1, or 0 where it has none; -ESTALE where a
  * rebased site is not where the build cache said (the file is wrong); else
  * kcore's error.

@@ -214,6 +214,7 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 			continue;	/* refused where it still is: a real refusal */
 		/* reloaded elsewhere: the new address, one more try */
 		t->addr = a->addrs[i] = now.addr;
+		t->entry = 0;	/* (its site alone: one function, a rare case) */
 		t->flags &= ~KATTACH_F_EXCLUDED;
 		a->excluded--;
 		moved++;
@@ -222,12 +223,30 @@ static int reresolve(struct kattach *a, struct bpf_program *prog)
 	/* in address order again: hits and confirmations find a target by its address */
 	if (moved) {
 		qsort(a->targets, a->target_cnt, sizeof(*a->targets), ka_addr_cmp);
-		for (i = 0; i < a->target_cnt; i++)
-			a->addrs[i] = a->targets[i].addr;
+		ka_hand_over(a, a->hand);
 	}
 	/* the targets' names point into the first tables: both stay until free */
 	a->db2 = db;
 	return err;
+}
+
+/* -v: the functions a link of addresses gets by their site, and why. */
+static void sites_said(const struct kattach *a)
+{
+	size_t i, n = 0;
+
+	if (!a->opts.sources || !a->opts.sources->verbose || ka_resolver(a)->names != KA_NAMES_NEVER ||
+	    ka_resolver(a)->libbpf_links)
+		return;
+	for (i = 0; i < a->target_cnt; i++)
+		n += !a->targets[i].entry;
+	if (a->hand == KA_HAND_SITE)
+		ka_warn(a, "links hold ftrace sites, which bpftool does not name: this kernel "
+			"refused functions' own addresses before");
+	else if (n)
+		ka_warn(a, "%zu of %zu functions go to the kernel by their ftrace site, which "
+			"bpftool does not name: %s lists sites only", n, a->target_cnt,
+			kattach__source(a));
 }
 
 /*
@@ -342,8 +361,8 @@ static int attach_all(struct kattach *a)
 	a->addrs = malloc(a->target_cnt * sizeof(*a->addrs));
 	if (!a->addrs)
 		return ka_fail(a, ENOMEM, "out of memory");
-	for (i = 0; i < a->target_cnt; i++)
-		a->addrs[i] = a->targets[i].addr;
+	ka_hand_over(a, ka_kernel_hand());
+	sites_said(a);
 	/*
 	 * The kernel takes each name once, and only its first traceable instance:
 	 * links of names are over the distinct names, so that halving a link, or

@@ -108,7 +108,13 @@ struct kattach_opts {
 #define KATTACH_F_EXCLUDED (1u << 17)	/* left out: see excluded_errno */
 
 struct kattach_target {
-	uint64_t addr;		/* what is handed to the kernel */
+	uint64_t addr;		/* its ftrace site (classic kprobes: the probe goes by it) */
+	/*
+	 * The function's own address (0: the source knows only the site): what
+	 * a link of kprobe.multi or kprobe.session is given, where the kernel
+	 * takes it (kattach__by_entry()), so that bpftool names the function.
+	 */
+	uint64_t entry;
 	const char *name;
 	const char *module;	/* NULL: vmlinux */
 	unsigned int flags;	/* KSYM_F_TRACEABLE, _BLACKLISTED, _AMBIGUOUS, KATTACH_F_* */

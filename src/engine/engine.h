@@ -23,6 +23,18 @@ struct bpf_link;
 struct ksymattach_bpf;
 struct ksymattach_session_bpf;
 
+/*
+ * What a link of addresses is given for each target: the function's own
+ * address, which the kernel maps to its ftrace site and bpftool names (where
+ * the source knows it), or the site itself. The first link tries functions'
+ * addresses on a kernel not yet seen to take them (links.c).
+ */
+enum ka_hand {
+	KA_HAND_ENTRY_UNTRIED,	/* functions' addresses, none accepted yet */
+	KA_HAND_ENTRY,		/* functions' addresses: the kernel took them */
+	KA_HAND_SITE,		/* sites: the kernel refused functions' addresses */
+};
+
 struct kattach {
 	struct kattach_opts opts;
 	struct ksym_db *db;
@@ -44,6 +56,8 @@ struct kattach {
 	int *links;			/* link fds */
 	size_t link_cnt;		/* alive now */
 	size_t links_made;		/* for the report, after detach too */
+	/* what links of addresses hold (addrs[]): functions' own, or sites */
+	enum ka_hand hand;
 	const char **names;	/* by_name: distinct names, per link */
 	/* links of names: the kernel resolver, or libbpf given names, not globs */
 	bool by_name;
@@ -101,6 +115,8 @@ void ka_warn(const struct kattach *a, const char *fmt, ...) __attribute__((forma
 int ka_addr_cmp(const void *x, const void *y);
 
 /* Links and the targets they leave out (links.c) */
+void ka_hand_over(struct kattach *a, enum ka_hand hand);
+enum ka_hand ka_kernel_hand(void);
 int ka_push_link(struct kattach *a, int fd);
 void ka_exclude(struct kattach *a, struct kattach_target *t, int err);
 void ka_exclude_name(struct kattach *a, const char *name, int err);

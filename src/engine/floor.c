@@ -31,8 +31,7 @@ int ka_attach_floor(struct kattach *a)
 	a->floor_links = calloc(a->target_cnt, sizeof(*a->floor_links));
 	if (!a->addrs || !a->floor_links)
 		return ka_fail(a, ENOMEM, "out of memory");
-	for (i = 0; i < a->target_cnt; i++)
-		a->addrs[i] = a->targets[i].addr;
+	ka_hand_over(a, ka_kernel_hand());
 	t0 = now_ns();
 	for (i = 0; i < a->target_cnt && !err; i += step)
 		err = ka_attach_range(a, NULL, i, a->target_cnt - i < step ? a->target_cnt - i : step);

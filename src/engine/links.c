@@ -124,6 +124,43 @@ static bool refuses(const struct kattach *a, int err)
 }
 
 /*
+ * What this kernel's links of addresses take, once a link has shown it: kept
+ * for the process (--compare's rows and the daemon attach again and again).
+ */
+static enum ka_hand kernel_hand = KA_HAND_ENTRY_UNTRIED;
+
+enum ka_hand ka_kernel_hand(void)
+{
+	return kernel_hand;
+}
+
+/* addrs[] as hand says: each function's own address where known, else its site. */
+void ka_hand_over(struct kattach *a, enum ka_hand hand)
+{
+	size_t i;
+
+	a->hand = hand;
+	for (i = 0; i < a->target_cnt; i++) {
+		const struct kattach_target *t = &a->targets[i];
+
+		a->addrs[i] = hand != KA_HAND_SITE && t->entry ? t->entry : t->addr;
+	}
+}
+
+static bool any_entry(const struct kattach *a, size_t i, size_t n)
+{
+	for (; n; i++, n--)
+		if (a->targets[i].entry && a->targets[i].entry != a->targets[i].addr)
+			return true;
+	return false;
+}
+
+static bool verbose(const struct kattach *a)
+{
+	return a->opts.sources && a->opts.sources->verbose;
+}
+
+/*
  * halve__links()' ops over the targets (the kernel resolver: names [i, i + n),
  * each name once in all): the resolvers' links through attach_one(), or the
  * floor's, made by hand.
@@ -135,22 +172,64 @@ struct range_ctx {
 	bool floor;
 };
 
+static int make_link(struct range_ctx *rc, size_t i, size_t n, size_t *cnt)
+{
+	struct kattach *a = rc->a;
+	int fd;
+
+	if (!rc->floor)
+		return attach_one(a, rc->prog, i, n, cnt);
+
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = a->addrs + i,
+		    .kprobe_multi.cnt = n);
+
+	*cnt = n;
+	fd = bpf_link_create(a->floor_prog, 0, rc->type, &lo);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The first link of functions' own addresses on a kernel not yet seen to
+ * take them. Refused as an address is: the same link of sites, and if the
+ * kernel takes that, sites from then on. Refused again: the refusal is not
+ * about functions' addresses, which stay.
+ */
+static int first_by_entry(struct range_ctx *rc, size_t i, size_t n, size_t *cnt)
+{
+	struct kattach *a = rc->a;
+	int fd = make_link(rc, i, n, cnt), fd2;
+
+	if (fd >= 0) {
+		kernel_hand = a->hand = KA_HAND_ENTRY;
+		return fd;
+	}
+	if (!ka_refuses_address(fd))
+		return fd;
+	ka_hand_over(a, KA_HAND_SITE);
+	fd2 = make_link(rc, i, n, cnt);
+	if (fd2 < 0) {
+		ka_hand_over(a, KA_HAND_ENTRY);
+		return fd;
+	}
+	kernel_hand = KA_HAND_SITE;
+	if (verbose(a))
+		ka_warn(a, "this kernel's %s links refused the functions' own addresses and "
+			"took their ftrace sites: links hold sites, which bpftool does not name",
+			a->opts.mode == KATTACH_SESSION ? "kprobe.session" : "kprobe.multi");
+	return fd2;
+}
+
 static int range_link(void *ctx, size_t i, size_t n, size_t *cnt)
 {
 	struct range_ctx *rc = ctx;
 	struct kattach *a = rc->a;
+	bool by_addr = rc->floor || (!ka_resolver(a)->libbpf_links && !a->by_name);
 	int fd;
 
-	if (rc->floor) {
-		LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = a->addrs + i,
-			    .kprobe_multi.cnt = n);
-
-		*cnt = n;
-		fd = bpf_link_create(a->floor_prog, 0, rc->type, &lo);
-		fd = fd < 0 ? -errno : fd;
-	} else {
-		fd = attach_one(a, rc->prog, i, n, cnt);
-	}
+	if (by_addr && a->hand == KA_HAND_ENTRY_UNTRIED && any_entry(a, i, n))
+		fd = first_by_entry(rc, i, n, cnt);
+	else
+		fd = make_link(rc, i, n, cnt);
 	return fd < 0 ? ka_no_multi(a, fd) : fd;
 }
 

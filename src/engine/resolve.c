@@ -51,6 +51,7 @@ static int load_funcs(struct kattach *a)
  */
 struct pick {
 	uint64_t addr;
+	uint64_t entry;
 	const char *name;
 	const char *module;
 	unsigned int flags;
@@ -134,7 +135,7 @@ static int add_target(const struct ksym_site *s, void *ctx)
 		c->cap = ncap;
 	}
 	c->picks[c->cnt++] = (struct pick){
-		.addr = s->loc, .name = sym->name, .module = sym->module,
+		.addr = s->loc, .entry = s->entry, .name = sym->name, .module = sym->module,
 		.flags = (sym->flags & KSYM_F_AMBIGUOUS) | (s->site > 0 ? KSYM_F_TRACEABLE : 0) |
 			 (ksym_db__blacklisted(a->db, sym->addr) ? KSYM_F_BLACKLISTED : 0),
 	};
@@ -206,6 +207,7 @@ static int targets_from(struct kattach *a, const struct pick *p, size_t n)
 		return ka_fail(a, ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		a->targets[i].addr = p[i].addr;
+		a->targets[i].entry = p[i].entry;
 		a->targets[i].name = p[i].name;
 		a->targets[i].module = p[i].module;
 		a->targets[i].flags = p[i].flags;

@@ -21,6 +21,10 @@ OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 
 die() { echo "vm.sh: $*" >&2; exit 1; }
+# any other step that fails says which, in one line (errtrace: in functions and
+# command substitutions too); where errexit is off the caller looks at it
+set -E
+trap '[[ $- != *e* ]] || echo "vm.sh: \`$BASH_COMMAND\` failed (exit $?)" >&2' ERR
 
 # The guest's architecture: its packages, busybox, modules' objcopy, QEMU, console.
 . "$here/arch.sh"
@@ -32,7 +36,7 @@ want_modules() { echo virtio_pci 9pnet_virtio 9p; }
 . "$here/modules.sh"
 
 initramfs() {
-	local series=$1 rel out root b lib
+	local series=$1 rel out root b lib f
 	kdir=$("$top/scripts/pkgcache" kernel "$series" $karch)
 	rel=$(cat "$kdir/release")
 	out=$OUTPUT/vm/$rel/initrd.cpio.gz
@@ -77,6 +81,20 @@ initramfs() {
 		ln -s /usr/sbin/bpftool "$root/bin/bpftool"
 		ln -s /usr/bin/strace "$root/bin/strace"
 	fi
+	# the newest bpftool Debian ships, which names a kprobe.multi link's
+	# functions (bookworm's does not), with its own libraries and loader
+	b=$("$top/scripts/pkgcache" bpftool $karch)
+	mkdir -p "$root/opt/bpftool"
+	cp -a "$b/usr" "$root/opt/bpftool/"
+	lib= b=
+	for f in "$root"/opt/bpftool/usr/lib/*-linux-gnu; do [ -d "$f" ] && lib=${f#"$root"/opt/bpftool/}; done
+	for f in "$root"/opt/bpftool/usr/lib64/ld-linux-* "$root"/opt/bpftool/usr/lib/ld-linux-*; do
+		[ -e "$f" ] && b=${f#"$root"/opt/bpftool/}
+	done
+	[ -n "$lib" ] && [ -n "$b" ] || die "no loader or libraries in $karch's bpftool packages"
+	printf '#!/bin/sh\nexec /opt/bpftool/%s --library-path /opt/bpftool/%s /opt/bpftool/usr/sbin/bpftool "$@"\n' \
+		"$b" "$lib" > "$root/bin/bpftool-new"
+	chmod 755 "$root/bin/bpftool-new"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp.$$"
 	mv "$out.tmp.$$" "$out"
 	echo "$out"

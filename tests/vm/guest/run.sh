@@ -27,7 +27,7 @@ else
 	part iter.sh
 	case $kind in
 	fallback) part old.sh ;;
-	*) part multi.sh; part attach.sh; part agent.sh ;;
+	*) part multi.sh; part attach.sh; part agent.sh; part bpftool.sh ;;
 	esac
 	part faults.sh
 	part signals.sh

@@ -512,6 +512,13 @@ struct ksym_site {
 	int site;		/* 1: a site at loc; 0: none, no function the kernel traces;
 				 * -ENODATA: traceability unknown */
 	size_t pattern;		/* which of opts.patterns matched it */
+	/*
+	 * The function's own address, kallsyms' (loc is at it or just past
+	 * it): what bpftool names in a link, and what kprobe.multi maps to the
+	 * site itself. 0 where the db does not know it (a source that lists
+	 * sites only, such as tracefs' available_filter_functions_addrs).
+	 */
+	uint64_t entry;
 };
 
 typedef int (*ksym_site_fn)(const struct ksym_site *s, void *ctx);
@@ -526,9 +533,12 @@ typedef int (*ksym_site_fn)(const struct ksym_site *s, void *ctx);
  */
 int ksym_db__each_match(struct ksym_db *db, ksym_site_fn fn, void *ctx);
 /*
- * The sites of every function opts.patterns match, sorted and each once, as
- * bpf_kprobe_multi_opts.addrs takes them: malloc()ed in *addrs (the caller
- * frees it), *cnt of them. -ENOENT where no traceable function matches.
+ * The addresses of every function opts.patterns match, sorted and each once,
+ * as bpf_kprobe_multi_opts.addrs takes them: each function's own address
+ * where the db knows it (struct ksym_site.entry: the kernel maps it to the
+ * ftrace site, and bpftool names it in the link), else its site.
+ * malloc()ed in *addrs (the caller frees it), *cnt of them. -ENOENT where no
+ * traceable function matches.
  */
 int ksym_db__sites(struct ksym_db *db, unsigned long **addrs, size_t *cnt);
 
