@@ -162,12 +162,46 @@ static void test_offsets(void **state)
 #endif
 }
 
+/*
+ * Where a listed site's function starts: kept in two flags as a site table is
+ * written from kallsyms' symbols, read back as the function's own address.
+ */
+static void test_entry(void **state)
+{
+	const struct ksym_site_arch *A = KSYM_SITE_TEXT_CHECK ? ksym_site_native : &ksym_site_x86_64;
+	const uint64_t f = 0xffffffff81200000ull;
+	struct ksym sym = { .addr = f, .name = "vfs_read", .type = 'T' };
+	unsigned int off[2] = { A->off_min, A->off_max }, i;
+
+	(void)state;
+	assert_int_equal(ksym_site__entry_flag(f, f + A->off_min), KSYM_F_ENTRY_OFF_MIN);
+	assert_int_equal(ksym_site__entry_flag(f, f + A->off_max), KSYM_F_ENTRY_OFF_MAX);
+	assert_int_equal(ksym_site__entry_flag(f, f + A->off_max + 1), 0);
+	assert_int_equal(ksym_site__entry_flag(f, f - 4), 0);
+	/* a kallsyms symbol is its function's address, wherever its site is */
+	assert_true(ksym_site__entry(&sym, f + A->off_max) == f);
+	for (i = 0; i < 2; i++) {
+		/* a site of a table: its flag says how far back the function starts */
+		struct ksym site = { .addr = f + off[i], .name = "vfs_read",
+				     .flags = KSYM_F_TRACEABLE | ksym_site__entry_flag(f, f + off[i]) };
+
+		assert_true(ksym_site__entry(&site, site.addr) == f);
+		/* tracefs' list says nothing of it: not known */
+		site.flags = KSYM_F_TRACEABLE;
+		assert_true(ksym_site__entry(&site, site.addr) == 0);
+	}
+	/* the bits are none of the public ones */
+	assert_int_equal((KSYM_F_ENTRY_OFF_MIN | KSYM_F_ENTRY_OFF_MAX) &
+			 (KSYM_F_UNRESOLVED | KSYM_F_TRACEABLE | KSYM_F_BLACKLISTED | KSYM_F_AMBIGUOUS), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_x86_64),
 		cmocka_unit_test(test_arm64),
 		cmocka_unit_test(test_offsets),
+		cmocka_unit_test(test_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
