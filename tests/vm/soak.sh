@@ -87,7 +87,8 @@ cat $D/reader $D/modules
 after=$(bpftool link show 2>&1) && after=$(echo "$after" | grep -c kprobe_multi) || after="bpftool failed"
 echo "reloads: $n, daemon alive at the end: $alive, exit on SIGTERM: $rc, links after: $after"
 grep -c 'reload: ' $D/d.err | sed 's/^/reload lines in the log: /'
-grep -v 'reload: \|^ksymattach: start' $D/d.err | head -5
+# (sed reads to the end: head would leave grep to die of SIGPIPE under pipefail)
+grep -v 'reload: \|^ksymattach: start' $D/d.err | sed -n 1,5p
 san=$(grep -c 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' $D/d.err)
 echo "sanitizer reports: $san"
 # (vfs_read's count was read at all: "went backwards 0 times" says something)

@@ -39,8 +39,10 @@ done 2>/dev/null < "$share/out/log"
 if [ $rc -ne 0 ]; then
 	last=$(grep -E '^(not )?ok - ' "$share/out/log" 2>/dev/null | tail -n1 | sed 's/^[a-z ]*- //')
 	n=$((n + 1))
-	# (vm.sh's notes on the initramfs come first; its verdict last)
-	why=$(echo "$err" | grep '^vm.sh: ' | tail -n1)
+	# (vm.sh's notes on the initramfs and pkgcache's progress come first; the
+	# verdict, vm.sh's or pkgcache's, last)
+	why=$(echo "$err" | grep -E '^(vm\.sh|pkgcache): ' | grep -Ev '^pkgcache: (fetching|downloading) ' |
+		tail -n1 || true)
 	[ -n "$why" ] || why=$(echo "$err" | head -n1)
 	[ -n "$why" ] || why="guest $name: the VM failed without a word (rc $rc)"
 	echo "not ok $n - ${why#vm.sh: }${last:+ (the last test done: $last)}"

@@ -277,7 +277,7 @@ run() {
 	# An image of another series, or from before pkgcache refreshed the kernel, has
 	# no modules for this one: say so rather than fail in the guest.
 	debugfs -R "stat /usr/lib/modules/$(cat "$kdir/release")/modules.dep" "$img" 2>/dev/null |
-		grep -q '^Inode:' || die "$img has no modules for $(cat "$kdir/release"): make it with 'sysboot.sh image $series'"
+		grep '^Inode:' >/dev/null || die "$img has no modules for $(cat "$kdir/release"): make it with 'sysboot.sh image $series'"
 	mkdir -p "$share/out"; rm -f "$share/out/log" "$share/out/boot"
 	set +e
 	# In the background, so that a signal to this script stops QEMU as well.

@@ -20,11 +20,19 @@ top=$(cd "$here/../.." && pwd)
 OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 
-die() { echo "vm.sh: $*" >&2; exit 1; }
-# any other step that fails says which, in one line (errtrace: in functions and
-# command substitutions too); where errexit is off the caller looks at it
+# A failure says what failed in one line, as pkgcache's do. die() names the
+# cause; any other step that fails is named by the ERR trap where it failed
+# (errtrace: in functions and command substitutions too). Both exit 3, which
+# the levels above (and pkgcache below) pass on without a second line; where
+# errexit is off the caller looks at the status itself.
+die() { echo "vm.sh: $*" >&2; exit 3; }
+on_err() {
+	[[ $- == *e* ]] || return 0
+	[ "$1" -eq 3 ] || echo "vm.sh: \`$BASH_COMMAND\` failed (exit $1)" >&2
+	exit 3
+}
 set -E
-trap '[[ $- != *e* ]] || echo "vm.sh: \`$BASH_COMMAND\` failed (exit $?)" >&2' ERR
+trap 'on_err $?' ERR
 
 # The guest's architecture: its packages, busybox, modules' objcopy, QEMU, console.
 . "$here/arch.sh"
