@@ -59,8 +59,10 @@ BENCH_SRCS := $(wildcard bench/*.c)
 ENGINE_SRCS := $(wildcard src/engine/*.c)
 OUTPUT_SRCS := $(wildcard src/output/*.c)
 SERVICE_SRCS := $(wildcard src/service/*.c)
+WATCH_SRCS := $(wildcard src/watch/*.c)
 CLI_SRCS := $(wildcard src/*.c)
-APP_SRCS := $(CLI_SRCS) $(SERVICE_SRCS) $(ENGINE_SRCS) $(OUTPUT_SRCS) $(BENCH_SRCS) $(MODEL_SRCS)
+APP_SRCS := $(CLI_SRCS) $(SERVICE_SRCS) $(WATCH_SRCS) $(ENGINE_SRCS) $(OUTPUT_SRCS) \
+	$(BENCH_SRCS) $(MODEL_SRCS)
 OBJ := $(OUTPUT)/obj
 APP_OBJS := $(APP_SRCS:%.c=$(OBJ)/%.o)
 KSYM_OBJS := $(KSYM_SRCS:%.c=$(OBJ)/%.o)
@@ -79,7 +81,9 @@ $(OBJ)/bench/%.o: PART_INC := $(LIB_INC) -Ikmodel -Isrc/common -Isrc/output
 $(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(BPF_INC)
 $(OBJ)/src/service/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
 $(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf $(BPF_INC)
+$(OBJ)/src/watch/%.o: PART_INC := -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
 $(OBJ)/src/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Isrc/service \
+	-Isrc/watch \
 	-Ibench -Ibpf $(BPF_INC) -DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"'
 LDLIBS := -lelf -lz -lzstd -pthread
 APP_LDLIBS := $(LDLIBS)
@@ -110,7 +114,8 @@ $(KSYM_OBJS): $(SYSROOT_STAMP)
 endif
 
 # BPF side: compiled against the committed vmlinux.h (make vmlinux-h regenerates it).
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h bpf/ksa_common.bpf.h vmlinux.h $(LIBBPF_OBJ) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h bpf/ksa_common.bpf.h bpf/watch.h vmlinux.h \
+		$(LIBBPF_OBJ) | $(OUTPUT)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -I. -Ibpf -c $< -o $@
 	$(LLVM_STRIP) -g $@
 
@@ -120,6 +125,8 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 # one object per need: the session program's kfuncs make its load read vmlinux BTF
 $(OBJ)/src/engine/attach.o $(OBJ)/src/engine/kprobes.o: $(OUTPUT)/ksymattach.skel.h \
 	$(OUTPUT)/ksymattach_session.skel.h
+
+$(OBJ)/src/watch/watch.o: $(OUTPUT)/watch.skel.h
 
 # libbpf's headers (and its newer UAPI copy) come with its build: every object
 # of the tool waits for it; the library's do not need it.

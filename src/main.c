@@ -24,6 +24,7 @@
 #include "query.h"
 #include "report.h"
 #include "service.h"
+#include "watchcmd.h"
 
 /* The config's default place, under the SYSCONFDIR the package builds with. */
 #define KSA_CONFIG_DEFAULT KSA_SYSCONFDIR "/ksymattach/ksymattach.conf"
@@ -41,6 +42,7 @@ enum command {
 	CMD_DAEMON,	/* ksymattach.service */
 	CMD_CHECK_CONFIG,
 	CMD_CACHE,	/* the build cache: export, import */
+	CMD_WATCH,	/* every process's attach, seen from the kernel */
 };
 
 /* Options given on the command line, which override the config file's keys. */
@@ -70,6 +72,7 @@ static struct env {
 	enum kattach_fallback fallback;
 	size_t link_batch;
 	size_t top;
+	size_t max_procs;	/* watch */
 	const char *kallsyms;
 	const char *system_map;
 	const char *vmlinux;
@@ -94,7 +97,7 @@ static struct env {
 const char *argp_program_version = "ksymattach " KSA_VERSION;
 static const char args_doc[] =
 	"[sym NAME... | addr ADDR... | resolve PATTERN... | bench [FILE...] | boot | daemon |\n"
-	"cache export FILE | cache import FILE...]";
+	"cache export FILE | cache import FILE... | watch]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
@@ -103,6 +106,7 @@ static const char doc[] =
 "       ksymattach resolve PATTERN... [-o json]\n"
 "       ksymattach boot|daemon [--config FILE]   ksymattach --check-config [FILE]\n"
 "       ksymattach cache export FILE             ksymattach cache import FILE...\n"
+"       ksymattach watch [-d SECONDS] [-o text|json|prom]\n"
 "\n"
 "EXAMPLES:\n"
 "    ksymattach -p 'vfs_*'            # attach, report phase times, detach\n"
@@ -111,7 +115,8 @@ static const char doc[] =
 "    ksymattach sym vfs_read 9p:v9fs_set_super\n"
 "    ksymattach addr ffffffff81234567 -o json\n"
 "    ksymattach resolve 'tcp_*'       # one address a line, for scripts\n"
-"    ksymattach bench                 # lookup layer vs the fscanf method\n";
+"    ksymattach bench                 # lookup layer vs the fscanf method\n"
+"    ksymattach watch -d 60           # which process attached what, and its stall\n";
 
 enum {
 	OPT_KALLSYMS = 0x100,
@@ -138,6 +143,7 @@ enum {
 	OPT_CONFIG,
 	OPT_CHECK_CONFIG,
 	OPT_BUILD_CACHE_DIR,
+	OPT_MAX_PROCS,
 };
 
 static const struct argp_option opts[] = {
@@ -173,6 +179,7 @@ static const struct argp_option opts[] = {
 	{ "no-cache", OPT_NO_CACHE, NULL, 0, "Neither read nor write the symbol cache "
 					     "(" KSYM_CACHE_DIR ")", 1 },
 	{ "cache-dir", OPT_CACHE_DIR, "DIR", OPTION_HIDDEN, "Cache directory (tests)", 1 },
+	{ "max-procs", OPT_MAX_PROCS, "N", OPTION_HIDDEN, "watch: records kept at most (tests)", 1 },
 	{ "build-cache-dir", OPT_BUILD_CACHE_DIR, "DIR", OPTION_HIDDEN,
 	  "Build cache directory (tests)", 1 },
 	{ "config", OPT_CONFIG, "FILE", 0, "boot, daemon: the config file (default "
@@ -236,6 +243,7 @@ static const struct {
 	{ "sym", CMD_SYM },		{ "addr", CMD_ADDR },	{ "bench", CMD_BENCH },
 	{ "resolve", CMD_RESOLVE },	{ "complete", CMD_COMPLETE },
 	{ "boot", CMD_BOOT },		{ "daemon", CMD_DAEMON },	{ "cache", CMD_CACHE },
+	{ "watch", CMD_WATCH },
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -351,6 +359,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_CHECK_CONFIG: env.cmd = CMD_CHECK_CONFIG; break;
 	case OPT_CACHE_DIR: env.cache_dir = arg; break;
 	case OPT_BUILD_CACHE_DIR: env.build_cache_dir = arg; break;
+	case OPT_MAX_PROCS:
+		errno = 0;
+		env.max_procs = strtoul(arg, &end, 10);
+		if (errno || *end || !env.max_procs || *arg == '-' || env.max_procs > 1000000)
+			usage_error(state, "invalid record count '%s' (1..1000000)", arg);
+		break;
 	case OPT_ROUNDS:
 		env.rounds = strtol(arg, &end, 10);
 		if (*end || env.rounds < 1 || env.rounds > 64)
@@ -395,7 +409,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.config = arg;
 			break;
 		}
-		if (env.cmd == CMD_ATTACH)
+		if (env.cmd == CMD_ATTACH || env.cmd == CMD_WATCH)
 			usage_error(state, "unexpected argument '%s'", arg);
 		if (env.cmd == CMD_RESOLVE) {
 			add_pattern(state, arg);
@@ -411,6 +425,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (env.config && env.cmd != CMD_BOOT && env.cmd != CMD_DAEMON &&
 		    env.cmd != CMD_CHECK_CONFIG)
 			usage_error(state, "--config is for boot, daemon and --check-config");
+		if (env.cmd == CMD_WATCH && (env.patterns.cnt || env.compare || env.list))
+			usage_error(state, "watch takes no pattern, --compare or -l: it watches "
+					   "every process");
 		if (env.cmd == CMD_COMPLETE && env.arg_cnt != 1)
 			usage_error(state, "complete takes one prefix");
 		if ((env.cmd == CMD_SYM || env.cmd == CMD_ADDR) && !env.arg_cnt)
@@ -694,6 +711,19 @@ int main(int argc, char **argv)
 		return 1;
 	if (env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE)
 		return run_attach(kernel, &dbo);
+	if (env.cmd == CMD_WATCH) {
+		struct watch_cmd_opts wo = {
+			.sz = sizeof(wo),
+			.duration = env.duration,
+			.format = env.format,
+			.verbose = env.verbose,
+			.max_procs = env.max_procs,
+			.kernel = u.release,
+			.stop = &exiting,
+		};
+
+		return watch__cmd(&wo);
+	}
 	if (env.cmd == CMD_BENCH) {
 		struct bench_opts bo = {
 			.sz = sizeof(bo),

@@ -20,3 +20,15 @@ void report__json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+void report__prom_label(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}

@@ -18,4 +18,8 @@ enum report_format {
 /* A JSON string (or null for NULL), escaped. */
 void report__json_str(FILE *f, const char *s);
 
+/* A Prometheus label value (nothing for NULL): backslash, quote and newline
+ * escaped. */
+void report__prom_label(FILE *f, const char *s);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "prom.h"
 
 /*
@@ -14,17 +15,9 @@
 #define LAT_FIRST 8
 #define LAT_LAST 34
 
-/* Label values: backslash, quote and newline escaped. */
 static void label(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	report__prom_label(f, s);
 }
 
 static void fn_labels(FILE *f, const struct prom_fn *fn)
