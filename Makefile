@@ -205,7 +205,8 @@ UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_ksym
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
 	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan \
 	$(OUTPUT)/tests/test_hitprog $(OUTPUT)/tests/test_hitprog-asan \
-	$(OUTPUT)/tests/test_halve $(OUTPUT)/tests/test_halve-asan
+	$(OUTPUT)/tests/test_halve $(OUTPUT)/tests/test_halve-asan \
+	$(OUTPUT)/tests/test_watch $(OUTPUT)/tests/test_watch-asan
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 DATA := $(patsubst tests/data/%.xz,$(OUTPUT)/data/%,$(wildcard tests/data/*/*.xz))
@@ -262,6 +263,19 @@ $(OUTPUT)/tests/test_halve: tests/unit/test_halve.c src/engine/halve.c src/engin
 $(OUTPUT)/tests/test_halve-asan: tests/unit/test_halve.c src/engine/halve.c src/engine/halve.h
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc/engine $< src/engine/halve.c \
+		-lcmocka -o $@
+
+# The watcher's decoding and accounting of other processes' events.
+WATCH_TEST_INC := -Isrc/watch -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
+WATCH_TEST_SRCS := src/watch/decode.c src/watch/procs.c
+$(OUTPUT)/tests/test_watch: tests/unit/test_watch.c $(WATCH_TEST_SRCS) src/watch/*.h bpf/watch.h \
+		$(LIBBPF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WATCH_TEST_INC) $< $(WATCH_TEST_SRCS) -lcmocka -o $@
+$(OUTPUT)/tests/test_watch-asan: tests/unit/test_watch.c $(WATCH_TEST_SRCS) src/watch/*.h \
+		bpf/watch.h $(LIBBPF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(WATCH_TEST_INC) $< $(WATCH_TEST_SRCS) \
 		-lcmocka -o $@
 
 # The config parser: the service's, with the glob matcher it checks patterns with.

@@ -191,8 +191,8 @@ static int attach_all(struct kwatch *w, char *err, size_t errsz)
 			e = -errno;
 			snprintf(err, errsz, "cannot attach to the tracepoint %s: %s%s",
 				 strchr(bpf_program__section_name(p), '/') + 1, strerror(-e),
-				 e == -ENOENT ? " (a kernel without syscall tracepoints: "
-						"CONFIG_FTRACE_SYSCALLS)" : "");
+				 e == -ENOENT ? " (tracefs is not mounted, or the kernel has no "
+						"syscall tracepoints: CONFIG_FTRACE_SYSCALLS)" : "");
 			return e;
 		}
 		if (keep_link(w, l))
@@ -214,6 +214,25 @@ nomem:
 	return -ENOMEM;
 }
 
+/* Opens and loads the object, with the kallsyms and detach hooks or without. */
+static int load(struct kwatch *w, const struct btf *btf, bool trampolines, bool show_self)
+{
+	struct bpf_program *p;
+
+	watch_bpf__destroy(w->skel);
+	w->skel = watch_bpf__open();
+	if (!w->skel)
+		return -errno;
+	choose_hooks(w, btf);
+	if (!trampolines)
+		bpf_object__for_each_program(p, w->skel->obj)
+			if (is_trampoline(p))
+				bpf_program__set_autoload(p, false);
+	if (!show_self)
+		w->skel->rodata->self_tgid = getpid();
+	return watch_bpf__load(w->skel);
+}
+
 int kwatch__open(const struct kwatch_opts *opts, struct kwatch **wp, char *err, size_t errsz)
 {
 	uint64_t t0 = now_ns();
@@ -231,22 +250,25 @@ int kwatch__open(const struct kwatch_opts *opts, struct kwatch **wp, char *err, 
 					      1e9),
 				  opts->max_procs ? opts->max_procs : MAX_PROCS_DEFAULT);
 	w->units = ksw_units__new(opts->cgroup_root);
-	w->skel = watch_bpf__open();
-	if (!w->procs || !w->units || !w->skel) {
-		e = w->skel ? -ENOMEM : -errno;
-		snprintf(err, errsz, "cannot open the watcher's BPF object: %s", strerror(-e));
+	if (!w->procs || !w->units) {
+		snprintf(err, errsz, "out of memory");
+		e = -ENOMEM;
 		goto fail;
 	}
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		snprintf(w->why[KWATCH_F_RESOLVE], WHY_MAX, "the kernel shows no BTF");
 	ksw_layout_read(&w->layout, btf);
-	choose_hooks(w, btf);
+	e = load(w, btf, true, opts->show_self);
+	if (e && e != -ENOMEM) {
+		/* a kernel that refuses fentry (no BPF trampolines, lockdown) still
+		 * has the tracepoints: the lookups and the detach go unmeasured */
+		snprintf(w->why[KWATCH_F_RESOLVE], WHY_MAX,
+			 "the kernel refused the fentry programs: %s", strerror(-e));
+		snprintf(w->why[KWATCH_F_DETACH], WHY_MAX, "%s", w->why[KWATCH_F_RESOLVE]);
+		e = load(w, btf, false, opts->show_self);
+	}
 	btf__free(btf);
-	if (!opts->show_self)
-		w->skel->rodata->self_tgid = getpid();
-
-	e = watch_bpf__load(w->skel);
 	if (e) {
 		if (e == -EPERM || e == -EACCES)
 			snprintf(err, errsz, "cannot load the watcher's BPF programs: %s (watch "

@@ -216,4 +216,22 @@ sig_pipe() { # DESC SIGNAL WRITER-CMD
 sig_pipe "a writer that writes nothing" TERM 'exec sleep 60'
 sig_pipe "a line every 10 ms" INT 'while :; do echo "ffffffff81000000 T vfs_read"; sleep 0.01; done'
 sig_pipe "as fast as it can" TERM 'exec yes "ffffffff81000000 T vfs_read"'
+
+# watch: every failure one line. This host has no tracefs' syscall tracepoints
+# (the guests test what it reports); without privilege it says what it needs.
+if [ ! -e /sys/kernel/tracing/events/syscalls ] && [ ! -e /sys/kernel/debug/tracing/events/syscalls ]; then
+	err "watch, a kernel without syscall tracepoints: one line naming them" 1 \
+		"cannot attach to the tracepoint syscalls/sys_enter_bpf" "$K" watch -d 1
+else
+	ok "watch on this host # SKIP it has syscall tracepoints: the guests test watch"
+fi
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	err "watch without privilege: one line saying what it needs" 1 \
+		"watch needs root, or CAP_BPF and CAP_PERFMON" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$K" watch -d 1
+else
+	ok "watch without privilege # SKIP not root here, or no setpriv"
+fi
+err "watch with -l: refused" 64 "watch takes no pattern" "$K" watch -d 1 -l
+err "watch with an operand: refused" 64 "unexpected argument 'x'" "$K" watch x
 echo "1..$n"

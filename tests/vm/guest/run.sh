@@ -29,6 +29,7 @@ else
 	fallback) part old.sh ;;
 	*) part multi.sh; part attach.sh; part agent.sh; part bpftool.sh ;;
 	esac
+	part watch.sh
 	part faults.sh
 	part signals.sh
 	part errors.sh

@@ -1,0 +1,124 @@
+# ksymattach watch: what it reports of other processes' attach, against what
+# those processes report themselves. Every resolver of ksymattach and the
+# example agent attach while it watches (classic kprobes where the kernel has
+# no kprobe.multi); an agent killed halfway is still recorded; thousands of
+# short processes keep its table bounded; nothing is left attached after it.
+WJ=$O/watch.json
+# rec PID: the watch's record of one process, a line of its JSON
+rec() { grep "^{\"pid\":$1," $WJ; }
+# field LINE KEY: a top-level value of a record (numbers, strings unquoted)
+field() { echo "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\).*/\1/p" | head -n1; }
+# positive MS: a time above zero ("0.000" is not)
+positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
+
+rm -f $O/watch.err
+$K watch -d 600 -o json > $WJ 2> $O/watch.err &
+wpid=$!
+if ! wait_for $O/watch.err 60 'watching'; then
+	not_ok "watch: starts ($(head -c 300 $O/watch.err))"
+	kill $wpid 2>/dev/null
+	return 0 2>/dev/null || exit 0
+fi
+ok "watch: starts and says so"
+
+# run NAME ARGS...: ksymattach ARGS as a process of its own; its pid in pid_NAME
+run() {
+	_n=$1; shift
+	$K "$@" -o json > $O/w-$_n.json 2> $O/w-$_n.err &
+	eval "pid_$_n=$!"
+	wait $!
+	eval "rc_$_n=$?"
+}
+if [ "$kind" = full ]; then
+	run kernel -p 'vfs_*' -r kernel
+	run ksym -p 'vfs_*' -r ksym
+	run libbpf -p 'vfs_*' -r libbpf
+	/host/bin/agent 'vfs_*' 1 > $O/w-agent.out 2>&1 &
+	pid_agent=$!
+	wait $pid_agent
+	runs="kernel ksym libbpf"
+else
+	# classic kprobes: by address (ksym), by name (the kernel resolves each)
+	run ksym -p 'vfs_r*' -r ksym
+	run kernel -p 'vfs_r*' -r kernel
+	runs="ksym kernel"
+fi
+# an agent killed halfway: resolved, then killed before its attach
+rm -f $O/w-killed.err
+KSYMATTACH_PAUSE=60 $K -p 'vfs_*' --no-cache > /dev/null 2> $O/w-killed.err &
+pid_killed=$!
+wait_for $O/w-killed.err 60 'pausing'
+kill -9 $pid_killed
+wait $pid_killed 2>/dev/null
+
+# a second watcher, bounded to 20 records, beside 200 short readers of kallsyms
+rm -f $O/watch-b.err
+$K watch -d 600 -o json --max-procs 20 > $O/watch-b.json 2> $O/watch-b.err &
+bpid=$!
+wait_for $O/watch-b.err 60 'watching'
+i=0
+while [ $i -lt 200 ]; do head -c 1 /proc/kallsyms > /dev/null; i=$((i + 1)); done
+sleep 1
+kill -INT $bpid
+wait $bpid
+is "$?" 0 "watch: a second watcher ends on SIGINT with its report (exit 0)"
+n=$(grep -c '^{"pid":' $O/watch-b.json)
+ev=$(json_int evicted $O/watch-b.json)
+if [ "$n" -le 20 ] && [ "${ev:-0}" -ge 180 ]; then
+	ok "watch: 200 short processes, 20 records kept at most ($n kept, $ev dropped and counted)"
+else
+	not_ok "watch: 200 short processes, 20 records kept at most ($n kept, '$ev' dropped)"
+fi
+
+sleep 1
+kill -INT $wpid
+wait $wpid
+is "$?" 0 "watch: ends on SIGINT with its report (exit 0)"
+check "watch: the report is whole" grep -q '^]}$' $WJ
+sed -n 1p $WJ | sed 's/^/# /'
+is "$(json_int dropped_events $WJ)" 0 "watch: no event dropped"
+unmeasured=$(sed -n 1p $WJ | sed -n 's/.*"unmeasured":{\(.*\)},"processes".*/\1/p')
+
+for r in $runs; do
+	eval "p=\$pid_$r; rc=\$rc_$r"
+	line=$(rec $p)
+	if [ -z "$line" ]; then
+		not_ok "watch: -r $r (pid $p) is recorded"
+		continue
+	fi
+	echo "# $line" | cut -c 1-400
+	want=$(json_int attached $O/w-$r.json)
+	is "$rc:$(field "$line" functions)" "0:$want" "watch: -r $r: its functions, as it reports them ($want)"
+	case $r in kernel) by=names ;; *) by=addresses ;; esac
+	is "$(field "$line" by)" "$by" "watch: -r $r: the kernel was given $by"
+	kres=$(field "$line" kernel_resolve_ms)
+	if [ -n "$unmeasured" ] && echo "$unmeasured" | grep -q kernel_resolve; then
+		is "$kres" null "watch: -r $r: the kernel's name resolution, not measured here, is null"
+	elif [ $r = kernel ]; then
+		check "watch: -r kernel: the kernel's name resolution took time ($kres ms)" positive "$kres"
+	else
+		# addresses: no lookup a function (5.10 still looks up the name of
+		# a kprobe's '.'-suffixed alias in within_kprobe_blacklist())
+		calls=$(field "$line" kernel_resolve_calls)
+		if [ "${calls:-x}" -lt "$want" ] 2>/dev/null; then
+			ok "watch: -r $r: no name lookup a function in the kernel ($calls calls, $kres ms)"
+		else
+			not_ok "watch: -r $r: no name lookup a function in the kernel ($calls calls for $want)"
+		fi
+	fi
+	check "watch: -r $r: a stall above zero ($(field "$line" stall_ms) ms)" \
+		positive "$(field "$line" stall_ms)"
+	is "$(field "$line" exited)" true "watch: -r $r: ended"
+done
+if [ "$kind" = full ]; then
+	line=$(rec $pid_agent)
+	want=$(sed -n 's/.*: \([0-9]*\) functions attached.*/\1/p' $O/w-agent.out)
+	is "$(field "$line" functions):$(field "$line" by)" "${want:-?}:addresses" \
+		"watch: the example agent: its $want functions, by address"
+	libbpf_read=$(echo "$(rec $pid_libbpf)" | grep -c available_filter_functions)
+	is "$libbpf_read" 1 "watch: -r libbpf: its read of tracefs' function list is seen"
+fi
+line=$(rec $pid_killed)
+is "$(field "$line" exited):$(field "$line" links):$(field "$line" stall_ms)" "true:0:0.000" \
+	"watch: an agent killed before its attach: recorded, no link, no stall"
+is "$(probes_left)" 0 "watch: nothing left attached after it"
