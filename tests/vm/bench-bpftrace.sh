@@ -4,9 +4,7 @@
 # attached, alternated rounds; then which functions each attached, as ftrace lists
 # them.
 #
-# Both run from one chroot, trixie with bpftrace (bt.tar: rootfs.sh build trixie
-# bpftrace), unpacked into guest memory: over 9p every exec would fetch bpftrace's
-# 200 MB of libraries from the host again (9p without a cache keeps no pages).
+# Both run from one chroot, trixie with bpftrace (guest/btroot.sh, from the share).
 ROUNDS=${ROUNDS:-5}
 PAT='vfs_*'
 BT="kprobe:$PAT { @[func] = count(); }"
@@ -23,11 +21,8 @@ if ! grep -q ' register_fprobe$' /proc/kallsyms; then
 fi
 
 t0=$(cut -d' ' -f1 /proc/uptime)
-mount -t tmpfs -o size=640m tmpfs $R || exit 1
-tar -xf /host/bt.tar -C $R || { echo "bench-bpftrace: cannot unpack bt.tar"; exit 1; }
-for d in proc sys sys/kernel/tracing sys/kernel/btf sys/fs/bpf dev; do
-	mount --bind /$d $R/$d || exit 1
-done
+. ./btroot.sh
+bt_root $R /host/bt.tar || { echo "bench-bpftrace: cannot unpack bt.tar"; exit 1; }
 cp /host/bin/ksymattach $R$KSYM
 t1=$(cut -d' ' -f1 /proc/uptime)
 echo "# chroot ready in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
@@ -162,5 +157,4 @@ echo "### functions attached (enabled_functions while each was attached): bpftra
 only() { grep -vxFf "$1" "$2" | tr '\n' ' ' | grep . || echo "(none)"; }
 echo "only ksymattach: $(only $W/fn.bpftrace $W/fn.ksymattach)"
 echo "only bpftrace: $(only $W/fn.ksymattach $W/fn.bpftrace)"
-for d in dev sys/fs/bpf sys/kernel/btf sys/kernel/tracing sys proc; do umount $R/$d; done
-umount $R
+bt_unroot $R

@@ -25,7 +25,7 @@ mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT
 timeout=${VM_TIMEOUT:-3600}
 if rootfs=$("$here/rootfs.sh" build trixie bpftrace 2> "$share/rootfs.log"); then
 	zstd -dcq "$rootfs" > "$share/bt.tar"
-	cp "$here/bench-bpftrace.sh" "$share/"
+	cp "$here/bench-bpftrace.sh" "$here/guest/btroot.sh" "$share/"
 	timeout=$((timeout + 600))
 else
 	echo "bench.sh: no bpftrace rows: $(tail -n1 "$share/rootfs.log")" >&2

@@ -23,6 +23,16 @@ cp "$build/ksymattach" "$share/bin/" ||
 cp "$build/examples/agent" "$share/bin/" 2>/dev/null
 cp "$build/tests/iter_dump" "$share/bin/" 2>/dev/null
 cp -r "$here/guest" "$share/tests"
+# Debian's bpftrace for the watch part, in the newest kernel's x86-64 guest: the
+# root filesystem the bench builds (built once, cached; a failure is the watch
+# part's failure, said there)
+if [ "$series" = newest ] && [ "$build" = "$OUTPUT" ]; then
+	if rootfs=$("$here/rootfs.sh" build trixie bpftrace 2> "$share/out/rootfs.log"); then
+		zstd -dcq "$rootfs" > "$share/bt.tar" || rm -f "$share/bt.tar"
+	fi
+	[ -f "$share/bt.tar" ] || echo "bpftrace root filesystem: $(tail -n1 "$share/out/rootfs.log")" \
+		> "$share/out/bt-missing"
+fi
 echo "sh /host/tests/run.sh $series $kind ${PARTS:-}" > "$share/job"
 err=$("$here/vm.sh" run "$series" "$share" "${VM_TIMEOUT:-1500}" 2>&1)
 rc=$?

@@ -37,6 +37,27 @@ if [ "$kind" = full ]; then
 	pid_agent=$!
 	wait $pid_agent
 	runs="kernel ksym libbpf"
+	# Debian's bpftrace, as a fleet engineer starts it, stopped with SIGINT once
+	# it says it is attached (its test hook); how many functions its links
+	# hold, by bpftool, meanwhile
+	bt_fns= pid_bt=
+	if [ -f /host/bt.tar ] && . ./btroot.sh && bt_root /bt /host/bt.tar; then
+		rm -f /tmp/w-bt.fifo; mkfifo /tmp/w-bt.fifo
+		env -i PATH=/usr/sbin:/usr/bin __BPFTRACE_NOTIFY_PROBES_ATTACHED=1 chroot /bt \
+			/usr/bin/bpftrace -e 'kprobe:vfs_* { @[func] = count(); }' \
+			> /tmp/w-bt.fifo 2> $O/w-bt.err &
+		pid_bt=$!
+		while read -r l; do
+			case $l in __BPFTRACE_NOTIFY_PROBES_ATTACHED*)
+				bt_fns=$(bpftool link show | awk '/func_cnt/ { for (i = 1; i < NF; i++)
+					if ($i == "func_cnt") n += $(i + 1) } END { print n + 0 }')
+				kill -INT $pid_bt ;;
+			esac
+		done < /tmp/w-bt.fifo
+		wait $pid_bt
+		bt_unroot /bt
+	fi
+	bt_why=$(cat $O/bt-missing 2>/dev/null)
 else
 	# classic kprobes: by address (ksym), by name (the kernel resolves each)
 	run ksym -p 'vfs_r*' -r ksym
@@ -117,6 +138,22 @@ if [ "$kind" = full ]; then
 		"watch: the example agent: its $want functions, by address"
 	libbpf_read=$(echo "$(rec $pid_libbpf)" | grep -c available_filter_functions)
 	is "$libbpf_read" 1 "watch: -r libbpf: its read of tracefs' function list is seen"
+	if [ -n "$pid_bt" ]; then
+		line=$(rec $pid_bt)
+		echo "# $line" | cut -c 1-600
+		is "$(field "$line" comm):$(field "$line" functions)" "bpftrace:$bt_fns" \
+			"watch: bpftrace: its functions, as its links hold them ($bt_fns)"
+		is "$(field "$line" by)" names "watch: bpftrace: the kernel was given names"
+		kres=$(field "$line" kernel_resolve_ms)
+		check "watch: bpftrace: the kernel's name resolution took time ($kres ms)" \
+			positive "$kres"
+		check "watch: bpftrace: its symbol-file reads are seen ($(field "$line" symbol_read_ms) ms)" \
+			positive "$(field "$line" symbol_read_ms)"
+	elif [ ! -f /host/bt.tar ] && [ -z "$bt_why" ]; then
+		skip "watch: bpftrace" "the suite gives bpftrace's root filesystem to the newest kernel's x86-64 guest alone"
+	else
+		not_ok "watch: bpftrace ran (${bt_why:-$(head -c 300 $O/w-bt.err 2>/dev/null)})"
+	fi
 fi
 line=$(rec $pid_killed)
 is "$(field "$line" exited):$(field "$line" links):$(field "$line" stall_ms)" "true:0:0.000" \
