@@ -37,7 +37,7 @@ static void print_text(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 	const char *no_res = kwatch__unmeasured(w, KWATCH_F_RESOLVE);
 	const char *no_det = kwatch__unmeasured(w, KWATCH_F_DETACH);
 	struct ksw_proc **v;
-	size_t i, n;
+	size_t i, n, running = 0;
 
 	v = kwatch__procs(w, &n);
 	if (o->screen)
@@ -68,8 +68,9 @@ static void print_text(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 			ksw_proc_made(p), p->refused, ms(p->load_ns), ms(p->attach_ns), kres,
 			ms(ksw_proc_read_ns(p)), ms(ksw_proc_stall_ns(p)),
 			ms(ksw_proc_stall_cpu_ns(p)), p->exited ? "" : " *");
+		running += !p->exited;
 	}
-	if (n)
+	if (running)
 		fputs("(* still running)\n", f);
 	fflush(f);
 }

@@ -5,8 +5,9 @@
 # the build cache, the kernel, libbpf, the floor), a cold run's cache phase against
 # its stall, the whole-table read, the example agent, the scale sweep from 100
 # functions to the whole kernel (bench-sweep.sh), then Debian's bpftrace against
-# ksymattach cold and warm (bench-bpftrace.sh). Prints the guest's tables.
-# "bpftrace" runs only that last part. ARCH=arm64 (make bench-vm ARCH=arm64): the
+# ksymattach cold and warm (bench-bpftrace.sh), and what `ksymattach watch`
+# costs the agents it watches (bench-watch.sh). Prints the guest's tables.
+# "bpftrace" or "watch" runs only that part. ARCH=arm64 (make bench-vm ARCH=arm64): the
 # arm64 build in Debian's arm64 kernel, bpftrace from trixie's arm64 packages.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,15 +16,17 @@ OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 series=${1:-newest}
 only=${2:-}
-case $only in '' | bpftrace) ;; *) echo "usage: bench.sh [SERIES [bpftrace]]" >&2; exit 1 ;; esac
+case $only in '' | bpftrace | watch) ;; *) echo "usage: bench.sh [SERIES [bpftrace|watch]]" >&2; exit 1 ;; esac
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
-cp "$here/bench-sweep.sh" "$share/"
+cp "$here/bench-sweep.sh" "$here/bench-watch.sh" "$share/"
 mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT/tests/iter_dump" "$share/bin/"
 # bpftrace as a fleet has it: trixie's, in trixie's root filesystem of the guest's
 # architecture (built once by mmdebstrap, root only; rootfs.sh reads ARCH), handed
 # over as a plain tar: busybox has no zstd
 timeout=${VM_TIMEOUT:-3600}
-if rootfs=$("$here/rootfs.sh" build trixie bpftrace 2> "$share/rootfs.log"); then
+if [ "$only" = watch ]; then
+	:	# no bpftrace
+elif rootfs=$("$here/rootfs.sh" build trixie bpftrace 2> "$share/rootfs.log"); then
 	zstd -dcq "$rootfs" > "$share/bt.tar"
 	cp "$here/bench-bpftrace.sh" "$here/guest/btroot.sh" "$share/"
 	timeout=$((timeout + 600))
@@ -86,6 +89,7 @@ else
 fi
 JOB
 [ -n "$only" ] || echo 'sh ./bench-sweep.sh'
+[ "$only" = bpftrace ] || echo 'sh ./bench-watch.sh'
 # last: its chroot takes guest memory the rows above never had to share
 echo 'if [ -f bt.tar ]; then sh ./bench-bpftrace.sh; fi'
 } > "$share/job"

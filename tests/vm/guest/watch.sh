@@ -41,6 +41,8 @@ if [ "$kind" = full ]; then
 	# it says it is attached (its test hook); how many functions its links
 	# hold, by bpftool, meanwhile
 	bt_fns= pid_bt=
+	# (the newest bpftool prints a kprobe.multi link's func_cnt; bookworm's not)
+	B=bpftool; command -v bpftool-new > /dev/null && B=bpftool-new
 	if [ -f /host/bt.tar ] && . ./btroot.sh && bt_root /bt /host/bt.tar; then
 		rm -f /tmp/w-bt.fifo; mkfifo /tmp/w-bt.fifo
 		env -i PATH=/usr/sbin:/usr/bin __BPFTRACE_NOTIFY_PROBES_ATTACHED=1 chroot /bt \
@@ -49,7 +51,7 @@ if [ "$kind" = full ]; then
 		pid_bt=$!
 		while read -r l; do
 			case $l in __BPFTRACE_NOTIFY_PROBES_ATTACHED*)
-				bt_fns=$(bpftool link show | awk '/func_cnt/ { for (i = 1; i < NF; i++)
+				bt_fns=$($B link show | awk '/func_cnt/ { for (i = 1; i < NF; i++)
 					if ($i == "func_cnt") n += $(i + 1) } END { print n + 0 }')
 				kill -INT $pid_bt ;;
 			esac
