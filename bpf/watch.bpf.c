@@ -436,29 +436,21 @@ static __always_inline int read_exit(long ret)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_read")
-int ksw_read_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	return read_enter(ctx->args[0]);
-}
+/* read() and pread64() (kcore is read at offsets): one pair each. */
+#define READ_PAIR(sc)                                                   \
+	SEC("tracepoint/syscalls/sys_enter_" #sc)                       \
+	int ksw_##sc##_enter(struct trace_event_raw_sys_enter *ctx)     \
+	{                                                               \
+		return read_enter(ctx->args[0]);                        \
+	}                                                               \
+	SEC("tracepoint/syscalls/sys_exit_" #sc)                        \
+	int ksw_##sc##_exit(struct trace_event_raw_sys_exit *ctx)       \
+	{                                                               \
+		return read_exit(ctx->ret);                             \
+	}
 
-SEC("tracepoint/syscalls/sys_exit_read")
-int ksw_read_exit(struct trace_event_raw_sys_exit *ctx)
-{
-	return read_exit(ctx->ret);
-}
-
-SEC("tracepoint/syscalls/sys_enter_pread64")
-int ksw_pread_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	return read_enter(ctx->args[0]);
-}
-
-SEC("tracepoint/syscalls/sys_exit_pread64")
-int ksw_pread_exit(struct trace_event_raw_sys_exit *ctx)
-{
-	return read_exit(ctx->ret);
-}
+READ_PAIR(read)
+READ_PAIR(pread64)
 
 /* kprobe_events: each write is one probe made (or removed) by text. */
 SEC("tracepoint/syscalls/sys_enter_write")

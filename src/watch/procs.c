@@ -343,34 +343,30 @@ uint64_t ksw_proc_stall_cpu_ns(const struct ksw_proc *p)
 	return cur > p->stall_ns ? p->cur.cpu_at_link : p->stall_cpu_ns;
 }
 
-uint64_t ksw_proc_read_ns(const struct ksw_proc *p)
-{
-	uint64_t ns = 0;
-	int f;
-
-	for (f = KSW_F_NONE + 1; f < KSW_F_NR; f++)
-		ns += p->stat.read_ns[f];
-	return ns;
-}
-
-uint64_t ksw_proc_read_bytes(const struct ksw_proc *p)
-{
-	uint64_t b = 0;
-	int f;
-
-	for (f = KSW_F_NONE + 1; f < KSW_F_NR; f++)
-		b += p->stat.read_bytes[f];
-	return b;
-}
-
-uint64_t ksw_proc_files(const struct ksw_proc *p)
+/* A per-file array summed over the symbol files. */
+static uint64_t sum_files(const __u64 *v)
 {
 	uint64_t n = 0;
 	int f;
 
 	for (f = KSW_F_NONE + 1; f < KSW_F_NR; f++)
-		n += p->files_opened[f];
+		n += v[f];
 	return n;
+}
+
+uint64_t ksw_proc_read_ns(const struct ksw_proc *p)
+{
+	return sum_files(p->stat.read_ns);
+}
+
+uint64_t ksw_proc_read_bytes(const struct ksw_proc *p)
+{
+	return sum_files(p->stat.read_bytes);
+}
+
+uint64_t ksw_proc_files(const struct ksw_proc *p)
+{
+	return sum_files(p->files_opened);
 }
 
 uint64_t ksw_proc_made(const struct ksw_proc *p)

@@ -59,7 +59,7 @@ struct ksw_proc {
 	uint64_t progs;			/* programs loaded */
 	uint64_t load_ns;		/* in program loads (the verifier), refused ones too */
 	uint64_t attach_ns;		/* in the calls that make links and probes */
-	uint64_t files_opened[KSW_F_NR];
+	__u64 files_opened[KSW_F_NR];	/* (the kernel side's type: one sum for both) */
 
 	struct ksw_stat stat;	/* the kernel's side, last read (final once exited) */
 	bool stat_final;

@@ -130,7 +130,7 @@ static void print_json_proc(FILE *f, struct kwatch *w, const struct ksw_proc *p)
 		if (!p->files_opened[k] && !p->stat.reads[k])
 			continue;
 		fprintf(f, "%s\"%s\":{\"opens\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"ms\":%.3f}",
-			first ? "" : ",", ksw_file_name(k), p->files_opened[k],
+			first ? "" : ",", ksw_file_name(k), (uint64_t)p->files_opened[k],
 			(uint64_t)p->stat.read_bytes[k], ms(p->stat.read_ns[k]));
 		first = false;
 	}
