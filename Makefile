@@ -79,7 +79,8 @@ $(OBJ)/lib/%.o: PART_INC := $(LIB_INC) -Ilib/ksym
 $(OBJ)/kmodel/%.o: PART_INC := $(LIB_INC)
 $(OBJ)/bench/%.o: PART_INC := $(LIB_INC) -Ikmodel -Isrc/common -Isrc/output
 $(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(BPF_INC)
-$(OBJ)/src/service/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
+$(OBJ)/src/service/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/watch -Isrc/output -Isrc/common \
+	-Ibpf $(BPF_INC)
 $(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf $(BPF_INC)
 $(OBJ)/src/watch/%.o: PART_INC := -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
 $(OBJ)/src/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Isrc/service \
@@ -421,7 +422,7 @@ fixtures:
 # agents, the man pages (DESTDIR=... for staging; the package builds and
 # installs with PREFIX=/usr SYSCONFDIR=/etc). An edited config is never replaced.
 CONF := $(DESTDIR)$(SYSCONFDIR)/ksymattach/ksymattach.conf
-UNITS := ksymattach.service ksymattach-boot.service
+UNITS := ksymattach.service ksymattach-boot.service ksymattach-watch.service
 PROM_DIR := /var/lib/prometheus/node-exporter
 .PHONY: install uninstall
 install: all

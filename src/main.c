@@ -43,6 +43,7 @@ enum command {
 	CMD_CHECK_CONFIG,
 	CMD_CACHE,	/* the build cache: export, import */
 	CMD_WATCH,	/* every process's attach, seen from the kernel */
+	CMD_BOOT_WATCH,	/* ksymattach-watch.service */
 };
 
 /* Options given on the command line, which override the config file's keys. */
@@ -97,14 +98,15 @@ static struct env {
 const char *argp_program_version = "ksymattach " KSA_VERSION;
 static const char args_doc[] =
 	"[sym NAME... | addr ADDR... | resolve PATTERN... | bench [FILE...] | boot | daemon |\n"
-	"cache export FILE | cache import FILE... | watch]";
+	"cache export FILE | cache import FILE... | watch | boot-watch]";
 static const char doc[] =
 "Attach BPF kprobes to kernel functions by address, resolved in userspace.\n"
 "\n"
 "USAGE: ksymattach -p GLOB [-p GLOB ...] [-d SECONDS] [-o json]\n"
 "       ksymattach sym NAME...      ksymattach addr ADDR...\n"
 "       ksymattach resolve PATTERN... [-o json]\n"
-"       ksymattach boot|daemon [--config FILE]   ksymattach --check-config [FILE]\n"
+"       ksymattach boot|daemon|boot-watch [--config FILE]\n"
+"       ksymattach --check-config [FILE]\n"
 "       ksymattach cache export FILE             ksymattach cache import FILE...\n"
 "       ksymattach watch [-d SECONDS] [-o text|json|prom]\n"
 "\n"
@@ -182,7 +184,7 @@ static const struct argp_option opts[] = {
 	{ "max-procs", OPT_MAX_PROCS, "N", OPTION_HIDDEN, "watch: records kept at most (tests)", 1 },
 	{ "build-cache-dir", OPT_BUILD_CACHE_DIR, "DIR", OPTION_HIDDEN,
 	  "Build cache directory (tests)", 1 },
-	{ "config", OPT_CONFIG, "FILE", 0, "boot, daemon: the config file (default "
+	{ "config", OPT_CONFIG, "FILE", 0, "boot, daemon, boot-watch: the config file (default "
 					   KSA_CONFIG_DEFAULT "); options given here override it", 2 },
 	{ "check-config", OPT_CHECK_CONFIG, NULL, 0, "Check the config file (operand, or "
 						     "--config, or the default) and exit: 0 or 78", 2 },
@@ -243,7 +245,7 @@ static const struct {
 	{ "sym", CMD_SYM },		{ "addr", CMD_ADDR },	{ "bench", CMD_BENCH },
 	{ "resolve", CMD_RESOLVE },	{ "complete", CMD_COMPLETE },
 	{ "boot", CMD_BOOT },		{ "daemon", CMD_DAEMON },	{ "cache", CMD_CACHE },
-	{ "watch", CMD_WATCH },
+	{ "watch", CMD_WATCH },		{ "boot-watch", CMD_BOOT_WATCH },
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -398,10 +400,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				env.config = arg;
 			else
 				usage_error(state, "unknown command '%s' (sym, addr, resolve, bench, "
-					    "boot, daemon or cache)", arg);
+					    "boot, daemon, cache, watch or boot-watch)", arg);
 			break;
 		}
-		if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON)
+		if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON || env.cmd == CMD_BOOT_WATCH)
 			usage_error(state, "unexpected argument '%s'", arg);
 		if (env.cmd == CMD_CHECK_CONFIG) {
 			if (env.config)
@@ -423,8 +425,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if ((env.cmd == CMD_ATTACH || env.cmd == CMD_RESOLVE) && !env.patterns.cnt)
 			usage_error(state, "no function pattern given (-p GLOB)");
 		if (env.config && env.cmd != CMD_BOOT && env.cmd != CMD_DAEMON &&
-		    env.cmd != CMD_CHECK_CONFIG)
-			usage_error(state, "--config is for boot, daemon and --check-config");
+		    env.cmd != CMD_BOOT_WATCH && env.cmd != CMD_CHECK_CONFIG)
+			usage_error(state, "--config is for boot, daemon, boot-watch and "
+					   "--check-config");
 		if (env.cmd == CMD_WATCH && (env.patterns.cnt || env.compare || env.list))
 			usage_error(state, "watch takes no pattern, --compare or -l: it watches "
 					   "every process");
@@ -682,9 +685,10 @@ int main(int argc, char **argv)
 	if (env.cmd == CMD_CHECK_CONFIG)
 		return check_config(env.config ? env.config : KSA_CONFIG_DEFAULT);
 	/* the live kernel's: refused before anything of it is read */
-	if ((env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON) && kernel_too_old(u.release))
+	if ((env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON || env.cmd == CMD_BOOT_WATCH) &&
+	    kernel_too_old(u.release))
 		return 1;
-	if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON) {
+	if (env.cmd == CMD_BOOT || env.cmd == CMD_DAEMON || env.cmd == CMD_BOOT_WATCH) {
 		struct service_opts so = {
 			.sz = sizeof(so),
 			.config_path = env.config ? env.config : KSA_CONFIG_DEFAULT,
@@ -696,6 +700,8 @@ int main(int argc, char **argv)
 			.reload = &reloading,
 		};
 
+		if (env.cmd == CMD_BOOT_WATCH)
+			return service__boot_watch(&so);
 		return env.cmd == CMD_BOOT ? service__boot(&so) : service__daemon(&so);
 	}
 	if (env.cmd == CMD_CACHE)

@@ -74,61 +74,6 @@ static int fill_prom(FILE *f, void *ctx)
 	return err;
 }
 
-static int by_mtime(const void *x, const void *y)
-{
-	const struct stat *a = x, *b = y;
-
-	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
-		return a->st_mtim.tv_sec < b->st_mtim.tv_sec ? -1 : 1;
-	return a->st_mtim.tv_nsec < b->st_mtim.tv_nsec ? -1 : a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
-}
-
-/*
- * Keeps the newest `keep` boot-*.json; the rest, oldest first, are removed,
- * never this boot's (a clock set back would make it the oldest).
- */
-static void prune_reports(const char *dir, size_t keep, const char *current)
-{
-	const char *cur = strrchr(current, '/') ? strrchr(current, '/') + 1 : current;
-	struct old {
-		struct stat st;	/* first: by_mtime compares it */
-		char name[64];
-	} *v = NULL, *nv;
-	size_t n = 0, cap = 0, i;
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-
-		if (strncmp(e->d_name, "boot-", 5) || len < 10 || len >= sizeof(v->name) ||
-		    strcmp(e->d_name + len - 5, ".json") || !strcmp(e->d_name, cur))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
-		if (fstatat(dirfd(d), e->d_name, &v[n].st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(v[n].st.st_mode))
-			continue;
-		memcpy(v[n].name, e->d_name, len + 1);
-		n++;
-	}
-	/* (keep counts the current one, which is not in v) */
-	if (keep && n > keep - 1) {
-		qsort(v, n, sizeof(*v), by_mtime);
-		for (i = 0; i < n - (keep - 1); i++)
-			unlinkat(dirfd(d), v[i].name, 0);
-	}
-	closedir(d);
-	free(v);
-}
-
 static int write_outputs(const struct service_opts *o, const struct ksa_config *c,
 			 const struct kattach *a, double stall_s, double started_s)
 {
@@ -150,7 +95,7 @@ static int write_outputs(const struct service_opts *o, const struct ksa_config *
 			     strerror(-err));
 		return err;
 	}
-	prune_reports(c->json_dir, c->reports_kept, path);
+	service__prune_reports(c->json_dir, "boot-", c->reports_kept, path);
 	if (c->prom_file) {
 		err = atomic__write(c->prom_file, 0644, fill_prom, &p);
 		if (err) {

@@ -61,6 +61,15 @@ static const struct ksa_config_key keys[KSA_KEY__CNT] = {
 	[KSA_KEY_STALL_THRESHOLD] = { "stall_threshold",
 				      "seconds, more than 0 up to 86400, suffix s, m or h", "1.0",
 				      "the attach stall the shipped alert rule fires at", false },
+	[KSA_KEY_WATCH_WINDOW] = { "watch_window", "seconds, 1..86400, suffix s, m or h", "2m",
+				   "how long the boot watch records every process's attach",
+				   false },
+	[KSA_KEY_WATCH_MIN_STALL] = { "watch_min_stall", "seconds, 0..86400, suffix s, m or h",
+				      "0", "the attach stall a process needs to be recorded",
+				      false },
+	[KSA_KEY_WATCH_STALL_THRESHOLD] = {
+		"watch_stall_threshold", "seconds, more than 0 up to 86400, suffix s, m or h",
+		"1.0", "an agent's attach stall the shipped alert rule fires at", false },
 };
 
 const struct ksa_config_key *ksa_config__key(enum ksa_key key)
@@ -437,6 +446,21 @@ static void set_value(struct parser *p, enum ksa_key k, const char *v, unsigned 
 			break;
 		c->stall_threshold_s = d;
 		return;
+	case KSA_KEY_WATCH_WINDOW:
+		if (!parse_seconds(v, &d) || d < 1 || d > 86400)
+			break;
+		c->watch_window_s = d;
+		return;
+	case KSA_KEY_WATCH_MIN_STALL:
+		if (!parse_seconds(v, &d) || d > 86400)
+			break;
+		c->watch_min_stall_s = d;
+		return;
+	case KSA_KEY_WATCH_STALL_THRESHOLD:
+		if (!parse_seconds(v, &d) || d <= 0 || d > 86400)
+			break;
+		c->watch_stall_threshold_s = d;
+		return;
 	case KSA_KEY_TOP:
 		if (!parse_uint(v, 10000, &n))
 			break;
@@ -652,6 +676,9 @@ struct ksa_config *ksa_config__new(void)
 	c->duration_s = 0;
 	c->interval_s = 15;
 	c->stall_threshold_s = 1.0;
+	c->watch_window_s = 120;
+	c->watch_min_stall_s = 0;
+	c->watch_stall_threshold_s = 1.0;
 	c->top = 20;
 	c->reports_kept = 10;
 	c->cache = true;

@@ -64,6 +64,9 @@ enum ksa_key {
 	KSA_KEY_CACHE,
 	KSA_KEY_REPORTS_KEPT,
 	KSA_KEY_STALL_THRESHOLD,
+	KSA_KEY_WATCH_WINDOW,
+	KSA_KEY_WATCH_MIN_STALL,
+	KSA_KEY_WATCH_STALL_THRESHOLD,
 	KSA_KEY__CNT,
 };
 
@@ -94,6 +97,9 @@ struct ksa_config {
 	double duration_s;	/* boot measurement: stay attached this long (0: detach at once) */
 	double interval_s;	/* the daemon's report interval */
 	double stall_threshold_s;	/* exported for the alert rule */
+	double watch_window_s;		/* the boot watch: how long it records */
+	double watch_min_stall_s;	/* the stall a process needs to be recorded */
+	double watch_stall_threshold_s;	/* exported for the agents' alert rule */
 	char *json_dir;		/* absolute */
 	char *prom_file;	/* absolute, *.prom; NULL: no Prometheus file */
 	size_t top;		/* functions with a series of their own; the rest are summed */

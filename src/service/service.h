@@ -40,6 +40,9 @@ struct service_opts {
 
 int service__boot(const struct service_opts *opts);
 int service__daemon(const struct service_opts *opts);
+/* ksymattach-watch.service: every process's attach for the config's watch_window
+ * from early in the boot; its report, Prometheus file and journal lines. */
+int service__boot_watch(const struct service_opts *opts);
 
 /* Shared by both (service.c). */
 int service__load_config(const struct service_opts *o, struct ksa_config **out);
@@ -52,6 +55,10 @@ void service__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where configuration management drops build caches for the boot unit to import. */
 #define KSA_IMPORT_DIR "/var/lib/ksymattach/import"
 void service__import_build_caches(const struct service_opts *o);
+/* Keeps the newest `keep` PREFIX*.json in dir; the rest, oldest first, are
+ * removed, never current (a clock set back would make it the oldest). */
+void service__prune_reports(const char *dir, const char *prefix, size_t keep,
+			    const char *current);
 /*
  * Sleeps until deadline (CLOCK_MONOTONIC ns) or until a signal sets *stop or
  * *reload (either may be NULL): one that comes just before the sleep is not

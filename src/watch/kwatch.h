@@ -73,7 +73,12 @@ struct kwatch_print_opts {
 	const char *kernel;	/* the release, for the report's head */
 	double duration_s;	/* how long it watched */
 	bool screen;		/* text for a terminal: clear it first, as top does */
+	uint64_t min_stall_ns;	/* records with a shorter stall are left out */
+	double stall_threshold_s;	/* > 0: exported for the alert rule (prom) */
 };
+
+/* Whether a record is one the report shows. */
+bool kwatch__shown(const struct ksw_proc *p, const struct kwatch_print_opts *opts);
 
 void kwatch__print(FILE *f, struct kwatch *w, const struct kwatch_print_opts *opts);
 

@@ -32,6 +32,20 @@ static const char *by_name(unsigned int by)
 	}
 }
 
+bool kwatch__shown(const struct ksw_proc *p, const struct kwatch_print_opts *o)
+{
+	return !o->min_stall_ns || ksw_proc_stall_ns(p) >= o->min_stall_ns;
+}
+
+static size_t shown_cnt(struct ksw_proc *const *v, size_t n, const struct kwatch_print_opts *o)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += kwatch__shown(v[i], o);
+	return k;
+}
+
 static void print_text(FILE *f, struct kwatch *w, const struct kwatch_print_opts *o)
 {
 	const char *no_res = kwatch__unmeasured(w, KWATCH_F_RESOLVE);
@@ -43,7 +57,7 @@ static void print_text(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 	if (o->screen)
 		fputs("\033[H\033[2J", f);
 	fprintf(f, "kernel %s: %zu processes attaching, watched %.0f s; %" PRIu64
-		   " events dropped\n", o->kernel ? o->kernel : "?", n, o->duration_s,
+		   " events dropped\n", o->kernel ? o->kernel : "?", shown_cnt(v, n, o), o->duration_s,
 		kwatch__dropped(w));
 	if (no_res)
 		fprintf(f, "kernel name resolution not measured: %s\n", no_res);
@@ -57,6 +71,8 @@ static void print_text(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 		const char *path, *unit, *by = by_name(p->by);
 		char kres[32];
 
+		if (!kwatch__shown(p, o))
+			continue;
 		kwatch__unit(w, p, &path, &unit);
 		if (no_res)
 			snprintf(kres, sizeof(kres), "-");
@@ -150,7 +166,7 @@ static void print_json(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 {
 	const char *why;
 	struct ksw_proc **v;
-	size_t i, n;
+	size_t i, n, k;
 
 	v = kwatch__procs(w, &n);
 	fputs("{\"kernel\":", f);
@@ -171,8 +187,10 @@ static void print_json(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 	}
 	/* a process a line: a script can take one with grep */
 	fputs("},\"processes\":[", f);
-	for (i = 0; i < n; i++) {
-		fputs(i ? ",\n" : "\n", f);
+	for (i = 0, k = 0; i < n; i++) {
+		if (!kwatch__shown(v[i], o))
+			continue;
+		fputs(k++ ? ",\n" : "\n", f);
 		print_json_proc(f, w, v[i]);
 	}
 	fputs("\n]}\n", f);
@@ -214,7 +232,7 @@ static void prom_series(FILE *f, const char *name, const char *type, const char 
 	}
 }
 
-static void print_prom(FILE *f, struct kwatch *w)
+static void print_prom(FILE *f, struct kwatch *w, const struct kwatch_print_opts *o)
 {
 	struct ksw_proc **v;
 	struct group *g;
@@ -227,6 +245,8 @@ static void print_prom(FILE *f, struct kwatch *w)
 	for (i = 0; i < n; i++) {
 		const char *path, *unit;
 
+		if (!kwatch__shown(v[i], o))
+			continue;
 		kwatch__unit(w, v[i], &path, &unit);
 		unit = unit ? unit : "";
 		for (j = 0; j < ng; j++)
@@ -263,6 +283,11 @@ static void print_prom(FILE *f, struct kwatch *w)
 	fprintf(f, "# HELP ksymattach_watch_dropped_events Events the watcher had no room for.\n"
 		   "# TYPE ksymattach_watch_dropped_events gauge\n"
 		   "ksymattach_watch_dropped_events %" PRIu64 "\n", kwatch__dropped(w));
+	if (o->stall_threshold_s > 0)
+		fprintf(f, "# HELP ksymattach_watch_stall_threshold_seconds An agent's attach stall "
+			   "the alert rule fires at.\n"
+			   "# TYPE ksymattach_watch_stall_threshold_seconds gauge\n"
+			   "ksymattach_watch_stall_threshold_seconds %.9g\n", o->stall_threshold_s);
 	free(g);
 	fflush(f);
 }
@@ -274,7 +299,7 @@ void kwatch__print(FILE *f, struct kwatch *w, const struct kwatch_print_opts *o)
 		print_json(f, w, o);
 		break;
 	case REPORT_PROM:
-		print_prom(f, w);
+		print_prom(f, w, o);
 		break;
 	default:
 		print_text(f, w, o);

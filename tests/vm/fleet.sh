@@ -93,17 +93,18 @@ json_ok() { perl -MJSON::PP -e 'local $/; decode_json(<STDIN>)' < "$1" 2>/dev/nu
 # kprobe.multi (the boot report says which path this kernel took)
 classic=; grep -q '"fallback":true' "$share/out/boot.json" 2>/dev/null && classic=1
 missing() { # FILE
-	case $1 in boot.json|ksymattach.prom) return 1 ;; esac
+	case $1 in boot.json|ksymattach.prom|watch.json|ksymattach-watch.prom) return 1 ;; esac
 	[ -n "$classic" ]
 }
-for f in boot.json latest.json daemon.json; do
+for f in boot.json latest.json daemon.json watch.json; do
 	if [ ! -e "$share/out/$f" ] && missing $f; then
 		emit "ok" "host: $f is valid JSON # SKIP classic kprobes: the guest copied out no $f"
 	elif [ ! -e "$share/out/$f" ]; then emit "not ok" "host: $f is valid JSON (the guest copied out none)"
 	elif json_ok "$share/out/$f"; then emit "ok" "host: $f is valid JSON"
 	else emit "not ok" "host: $f is valid JSON"; fi
 done
-for f in "ksymattach.prom:the boot unit's" "daemon.prom:the daemon's"; do
+for f in "ksymattach.prom:the boot unit's" "daemon.prom:the daemon's" \
+	"ksymattach-watch.prom:the boot watch's"; do
 	what=${f#*:} f=${f%%:*}
 	if [ ! -s "$share/out/$f" ] && missing $f; then
 		emit "ok" "host: promtool check metrics passes on $what .prom # SKIP classic kprobes: the guest copied out no $f"

@@ -9,10 +9,11 @@ cd /host || exit 1
 
 # The units as this system's systemd reads them: no warning, exposure as on the
 # host (tests/host/dist.t: <= 4.0); systemd's words are checked, not assumed.
-systemd-analyze verify --man=no ksymattach.service ksymattach-boot.service > $O/verify.txt 2>&1
-is "$?:$(grep -c . $O/verify.txt)" "0:0" "systemd-analyze verify: both installed units, no warning"
+systemd-analyze verify --man=no ksymattach.service ksymattach-boot.service \
+	ksymattach-watch.service > $O/verify.txt 2>&1
+is "$?:$(grep -c . $O/verify.txt)" "0:0" "systemd-analyze verify: the three installed units, no warning"
 sed 's/^/# verify: /' $O/verify.txt
-for u in ksymattach-boot.service ksymattach.service; do
+for u in ksymattach-boot.service ksymattach.service ksymattach-watch.service; do
 	systemd-analyze security --no-pager $u > $O/security-$u.txt 2>&1
 	level=$(sed -n "s/.*Overall exposure level for $u: *\([0-9.]*\).*/\1/p" $O/security-$u.txt)
 	check "systemd-analyze security: $u exposure '$level' <= 4.0" awk -v l="$level" 'BEGIN { exit !(l != "" && l <= 4.0) }' ||
@@ -21,6 +22,28 @@ done
 
 check "boot unit: active (exited)" systemctl is-active --quiet ksymattach-boot.service ||
 	diag ksymattach-boot.service
+
+# The boot watch: on since before sysinit.target; stopped here (once the daemon is
+# up), it writes what it saw of the boot: the boot unit and the daemon attached,
+# each named by its unit.
+check "watch unit: active, watching since early in the boot" \
+	systemctl is-active --quiet ksymattach-watch.service || diag ksymattach-watch.service
+wait_until 120 systemctl is-active --quiet ksymattach.service
+systemctl stop ksymattach-watch.service
+cp $STATE/latest-watch.json $O/watch.json 2>/dev/null
+cp /var/lib/prometheus/node-exporter/ksymattach-watch.prom $O/ksymattach-watch.prom 2>/dev/null
+jcat -u ksymattach-watch.service > $O/watch-journal.txt
+for u in ksymattach-boot.service ksymattach.service; do
+	line=$(grep "\"unit\":\"$u\"" $O/watch.json 2>/dev/null | head -n1)
+	echo "# watch: $line" | cut -c 1-400
+	ge "$(echo "$line" | sed -n 's/.*"functions":\([0-9]*\).*/\1/p')" 1 \
+		"watch: the boot's record names $u, which attached probes"
+done
+check "watch: the journal has a line a process, by unit" \
+	grep -q '^watch: ksymattach\[[0-9]*\] (ksymattach-boot.service): attach stall' $O/watch-journal.txt
+check "watch: its Prometheus series carry comm and unit" grep -q \
+	'^ksymattach_watch_attach_stall_seconds{comm="ksymattach",unit="ksymattach-boot.service"}' \
+	$O/ksymattach-watch.prom
 cp $STATE/boot-$bid.json $O/boot.json 2>/dev/null
 jcat -u ksymattach-boot.service > $O/boot-journal.txt
 
