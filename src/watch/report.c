@@ -264,20 +264,21 @@ static void print_prom(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 			g[j].stall_ns = ksw_proc_stall_ns(v[i]);
 	}
 	qsort(g, ng, sizeof(*g), group_cmp);
-#define SERIES(name, type, help, field, secs) \
-	prom_series(f, "ksymattach_watch_" name, type, help, g, ng, offsetof(struct group, field), secs)
-	SERIES("processes", "gauge", "Processes seen attaching, by comm and unit.", procs, false);
-	SERIES("attach_stall_seconds", "gauge",
+#define SERIES(name, help, field, secs) \
+	prom_series(f, name, "gauge", help, g, ng, offsetof(struct group, field), secs)
+	SERIES("ksymattach_watch_processes", "Processes seen attaching, by comm and unit.", procs,
+	       false);
+	SERIES("ksymattach_watch_attach_stall_seconds",
 	       "The longest attach stall of a process of this comm and unit.", stall_ns, true);
-	SERIES("functions", "gauge", "Kernel functions their links and probes target.", functions,
-	       false);
-	SERIES("links", "gauge", "Links and probes they made.", links, false);
-	SERIES("refused", "gauge", "Loads, links and probes the kernel refused them.", refused,
-	       false);
-	SERIES("symbol_read_seconds", "gauge", "Time in their reads of the kernel's symbol files.",
-	       read_ns, true);
+	SERIES("ksymattach_watch_functions", "Kernel functions their links and probes target.",
+	       functions, false);
+	SERIES("ksymattach_watch_links", "Links and probes they made.", links, false);
+	SERIES("ksymattach_watch_refused", "Loads, links and probes the kernel refused them.",
+	       refused, false);
+	SERIES("ksymattach_watch_symbol_read_seconds",
+	       "Time in their reads of the kernel's symbol files.", read_ns, true);
 	if (!kwatch__unmeasured(w, KWATCH_F_RESOLVE))
-		SERIES("kernel_resolve_seconds", "gauge",
+		SERIES("ksymattach_watch_kernel_resolve_seconds",
 		       "Time the kernel spent resolving names for them.", resolve_ns, true);
 #undef SERIES
 	fprintf(f, "# HELP ksymattach_watch_dropped_events Events the watcher had no room for.\n"

@@ -70,17 +70,18 @@ if need systemd-analyze systemd; then
 		bin=$tmp/ksymattach; printf '#!/bin/sh\nexit 0\n' > "$bin"; chmod +x "$bin"
 	fi
 	mkdir -p "$tmp/units"
-	for u in ksymattach-boot.service ksymattach.service; do
+	for u in ksymattach-boot.service ksymattach.service ksymattach-watch.service; do
 		sed "s|/usr/sbin/ksymattach|$bin|g" "$S/$u" > "$tmp/units/$u"
 	done
 	# --man=no: the man pages are checked below, against the tree, not man(1).
-	quiet "systemd-analyze verify: both units, no warning" \
-		systemd-analyze verify --man=no "$tmp/units/ksymattach-boot.service" "$tmp/units/ksymattach.service"
+	quiet "systemd-analyze verify: the three units, no warning" \
+		systemd-analyze verify --man=no "$tmp/units/ksymattach-boot.service" \
+		"$tmp/units/ksymattach.service" "$tmp/units/ksymattach-watch.service"
 	# The check can fail: an unknown key is a warning on stderr (exit 0).
 	printf 'BogusKey=1\n' >> "$tmp/units/ksymattach.service"
 	systemd-analyze verify --man=no "$tmp/units/ksymattach.service" > "$tmp/out" 2>&1
 	if grep -q BogusKey "$tmp/out"; then ok "verify reports an unknown key"; else nok "verify reports an unknown key"; fi
-	for u in ksymattach-boot.service ksymattach.service; do
+	for u in ksymattach-boot.service ksymattach.service ksymattach-watch.service; do
 		systemd-analyze security --offline=true "$S/$u" > "$tmp/sec" 2>&1
 		level=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$tmp/sec")
 		if [ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l <= 4.0) }'; then
@@ -92,11 +93,13 @@ if need systemd-analyze systemd; then
 	# The settings that break the tool must stay off (docs/service.md says why):
 	# ProtectKernelTunables hides /proc/kallsyms and /proc/kcore, ProtectKernelLogs
 	# drops CAP_SYSLOG, PrivateDevices drops CAP_SYS_RAWIO, ProcSubset=pid hides both.
-	for u in ksymattach-boot.service ksymattach.service; do
+	for u in ksymattach-boot.service ksymattach.service ksymattach-watch.service; do
 		bad=$(grep -E '^(ProtectKernelTunables|ProtectKernelLogs|PrivateDevices)=(yes|true|1|on)|^ProcSubset=pid|^PrivateUsers=(yes|true|1|on)' "$S/$u")
 		is "${bad:-none}" none "$u: nothing that hides kallsyms/kcore or drops a needed capability"
-		is "$(sed -n 's/^CapabilityBoundingSet=//p' "$S/$u")" "CAP_BPF CAP_PERFMON CAP_SYSLOG CAP_SYS_RAWIO CAP_SYS_ADMIN" \
-			"$u: bounding set"
+		# the watcher reads no symbol and no kcore: three
+		caps="CAP_BPF CAP_PERFMON CAP_SYSLOG CAP_SYS_RAWIO CAP_SYS_ADMIN"
+		[ $u = ksymattach-watch.service ] && caps="CAP_BPF CAP_PERFMON CAP_SYS_ADMIN"
+		is "$(sed -n 's/^CapabilityBoundingSet=//p' "$S/$u")" "$caps" "$u: bounding set"
 		is "$(sed -n 's/^SystemCallFilter=//p' "$S/$u")" "@system-service bpf perf_event_open" "$u: syscall filter"
 		is "$(sed -n 's/^UMask=//p' "$S/$u")" 0022 "$u: UMask 0022 (the .prom file readable by prometheus)"
 	done
@@ -109,6 +112,13 @@ if need systemd-analyze systemd; then
 		ok "both units: the same directories and sandbox"
 	else
 		nok "both units: the same directories and sandbox ($(tr '\n' ' ' < "$tmp/diff"))"
+	fi
+	# the watch unit's too, but its bounding set (checked above)
+	if diff <(shared "$S/ksymattach-boot.service" | grep -v '^CapabilityBoundingSet=') \
+		<(shared "$S/ksymattach-watch.service" | grep -v '^CapabilityBoundingSet=') > "$tmp/diff"; then
+		ok "the watch unit: the boot unit's directories and sandbox"
+	else
+		nok "the watch unit: the boot unit's directories and sandbox ($(tr '\n' ' ' < "$tmp/diff"))"
 	fi
 	# bpf and perf_event_open are outside @system-service: named on their own.
 	ssf=$(systemd-analyze syscall-filter @system-service 2>&1)

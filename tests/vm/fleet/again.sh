@@ -53,7 +53,8 @@ check "stop: the journal says so" sh -c "journalctl -b -o cat -u ksymattach.serv
 dpkg-query -L ksymattach > $O/package-files.txt 2>/dev/null
 dpkg --purge ksymattach > $O/purge.log 2>&1
 is "$?" 0 "purge: dpkg --purge succeeds"
-for f in $CONF $STATE $PROM /var/cache/ksymattach /lib/systemd/system/ksymattach.service /usr/sbin/ksymattach /run/ksymattach; do
+for f in $CONF $STATE $PROM ${PROM%.prom}-watch.prom /var/cache/ksymattach \
+	/lib/systemd/system/ksymattach.service /usr/sbin/ksymattach /run/ksymattach; do
 	check "purge: $f is gone" [ ! -e $f ]
 done
 left=$(while read -r f; do [ -d "$f" ] || [ ! -e "$f" ] || echo "$f"; done < $O/package-files.txt)
