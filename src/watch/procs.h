@@ -48,6 +48,7 @@ struct ksw_proc {
 	uint64_t start_time;	/* ns since boot: pid and this are one process */
 	char comm[16];
 	uint64_t cgroup;
+	const char *cg_path, *unit;	/* named while it ran (units.h); NULL: not yet */
 	bool exited;
 	uint64_t first_seen, last_seen;
 

@@ -16,6 +16,10 @@
 /* A walk stops here: a node with more cgroups names the rest "unknown". */
 #define UNITS_MAX 65536
 #define WALK_EVERY_NS 1000000000ull
+/* Ids a walk did not find, remembered so that each is walked for once at once
+ * (a unit's cgroup is gone soon after its last process) and then only as often
+ * as WALK_EVERY_NS allows. */
+#define MISSED_MAX 64
 
 struct unit {
 	uint64_t id;
@@ -30,6 +34,8 @@ struct ksw_units {
 	size_t cnt, cap;
 	uint64_t walked_at;
 	bool walked;
+	uint64_t missed[MISSED_MAX];
+	size_t missed_next;
 };
 
 struct ksw_units *ksw_units__new(const char *root)
@@ -149,12 +155,23 @@ static int visit(const char *fpath, const struct stat *st, int flag, struct FTW 
 	return 0;
 }
 
+static bool missed_before(struct ksw_units *u, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < MISSED_MAX; i++)
+		if (u->missed[i] == id)
+			return true;
+	u->missed[u->missed_next++ % MISSED_MAX] = id;
+	return false;
+}
+
 void ksw_units__name(struct ksw_units *u, uint64_t id, uint64_t now_ns, const char **path,
 		     const char **unit)
 {
 	struct unit *e = find(u, id);
 
-	if (!e && (!u->walked || now_ns - u->walked_at >= WALK_EVERY_NS)) {
+	if (!e && (!u->walked || !missed_before(u, id) || now_ns - u->walked_at >= WALK_EVERY_NS)) {
 		walking = u;
 		nftw(u->root, visit, 16, FTW_PHYS | FTW_MOUNT);
 		walking = NULL;

@@ -54,9 +54,16 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(struct ksw_event))
 		return 0;
+	const struct ksw_event *e = data;
+	struct ksw_proc *p;
+
 	ksw_decode(data, &w->layout, &a);
 	if (ksw_procs__add(w->procs, data, &a))
 		w->lost++;
+	/* named now, while its cgroup lives: a unit's goes with its last process */
+	p = ksw_procs__find(w->procs, e->tgid);
+	if (p && !p->cg_path && a.act != KSW_ACT_NONE)
+		ksw_units__name(w->units, p->cgroup, now_ns(), &p->cg_path, &p->unit);
 	return 0;
 }
 
@@ -329,6 +336,11 @@ struct ksw_proc **kwatch__procs(struct kwatch *w, size_t *cnt)
 void kwatch__unit(struct kwatch *w, const struct ksw_proc *p, const char **path,
 		  const char **unit)
 {
+	if (p->cg_path) {
+		*path = p->cg_path;
+		*unit = p->unit;
+		return;
+	}
 	ksw_units__name(w->units, p->cgroup, now_ns(), path, unit);
 }
 
