@@ -268,7 +268,7 @@ $(OUTPUT)/tests/test_halve-asan: tests/unit/test_halve.c src/engine/halve.c src/
 
 # The watcher's decoding and accounting of other processes' events.
 WATCH_TEST_INC := -Isrc/watch -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
-WATCH_TEST_SRCS := src/watch/decode.c src/watch/procs.c
+WATCH_TEST_SRCS := src/watch/decode.c src/watch/procs.c src/watch/totals.c
 $(OUTPUT)/tests/test_watch: tests/unit/test_watch.c $(WATCH_TEST_SRCS) src/watch/*.h bpf/watch.h \
 		$(LIBBPF_OBJ)
 	@mkdir -p $(@D)

@@ -16,6 +16,7 @@
 
 #include "format.h"	/* src/output: enum report_format */
 #include "procs.h"
+#include "totals.h"
 
 struct kwatch;
 
@@ -46,6 +47,10 @@ void kwatch__refresh(struct kwatch *w);
 
 /* The records, sorted by stall (procs.h), valid until the next poll. */
 struct ksw_proc **kwatch__procs(struct kwatch *w, size_t *cnt);
+
+/* The running totals since the watch began (totals.h), the kernel's side of
+ * live processes read first; the caller frees them. NULL on no memory. */
+struct ksw_totals *kwatch__totals(struct kwatch *w);
 
 /* A record's cgroup path and unit; NULL when unknown. */
 void kwatch__unit(struct kwatch *w, const struct ksw_proc *p, const char **path,
@@ -81,5 +86,9 @@ struct kwatch_print_opts {
 bool kwatch__shown(const struct ksw_proc *p, const struct kwatch_print_opts *opts);
 
 void kwatch__print(FILE *f, struct kwatch *w, const struct kwatch_print_opts *opts);
+
+/* The running totals since the watch began, by comm and unit, as Prometheus
+ * counters (totals.h); the kernel's side is read first. 0, or -ENOMEM. */
+int kwatch__print_totals(FILE *f, struct kwatch *w);
 
 #endif

@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "procs.h"
+#include "totals.h"
 
 /* A process keeps at most this many loaded programs in view (an fd each). */
 #define PROGS_MAX 4096
+/* Rows of running totals: a node's agents by comm and unit. */
+#define TOTALS_MAX 512
 
 struct ksw_procs {
 	uint64_t gap_ns;
@@ -22,6 +25,7 @@ struct ksw_procs {
 	size_t idx_cap;
 	struct ksw_proc **sorted;
 	uint64_t evicted;
+	struct ksw_totals *done;	/* of the records totalled */
 };
 
 struct ksw_procs *ksw_procs__new(uint64_t gap_ns, size_t max)
@@ -40,7 +44,8 @@ struct ksw_procs *ksw_procs__new(uint64_t gap_ns, size_t max)
 	t->recs = calloc(max, sizeof(*t->recs));
 	t->sorted = calloc(max, sizeof(*t->sorted));
 	t->idx = malloc(t->idx_cap * sizeof(*t->idx));
-	if (!t->recs || !t->sorted || !t->idx) {
+	t->done = ksw_totals__new(TOTALS_MAX);
+	if (!t->recs || !t->sorted || !t->idx || !t->done) {
 		ksw_procs__free(t);
 		return NULL;
 	}
@@ -67,7 +72,39 @@ void ksw_procs__free(struct ksw_procs *t)
 	free(t->recs);
 	free(t->sorted);
 	free(t->idx);
+	ksw_totals__free(t->done);
 	free(t);
+}
+
+/* A record done with goes into the totals, once. */
+static void total(struct ksw_procs *t, struct ksw_proc *p)
+{
+	struct ksw_sums s;
+
+	if (p->totalled)
+		return;
+	ksw_sums_of(p, &s);
+	/* no memory: its numbers are left out, and so is it from now on */
+	ksw_totals__add(t->done, p->comm, p->unit, &s);
+	p->totalled = true;
+}
+
+struct ksw_totals *ksw_procs__totals(const struct ksw_procs *t)
+{
+	struct ksw_totals *c = ksw_totals__copy(t->done);
+	struct ksw_sums s;
+	size_t i;
+
+	for (i = 0; c && i < t->cnt; i++) {
+		if (t->recs[i]->totalled)
+			continue;
+		ksw_sums_of(t->recs[i], &s);
+		if (ksw_totals__add(c, t->recs[i]->comm, t->recs[i]->unit, &s)) {
+			ksw_totals__free(c);
+			return NULL;
+		}
+	}
+	return c;
 }
 
 static size_t slot_of(const struct ksw_procs *t, uint32_t pid)
@@ -129,20 +166,6 @@ static bool matters_less(const struct ksw_proc *p, const struct ksw_proc *q)
 	return p->last_seen < q->last_seen;
 }
 
-/* Room for one more: the record that matters least goes. */
-static void evict(struct ksw_procs *t)
-{
-	size_t i, victim = 0;
-
-	for (i = 1; i < t->cnt; i++)
-		if (matters_less(t->recs[i], t->recs[victim]))
-			victim = i;
-	proc_free(t->recs[victim]);
-	t->recs[victim] = t->recs[--t->cnt];
-	t->evicted++;
-	reindex(t);
-}
-
 static void burst_finish(struct ksw_proc *p)
 {
 	uint64_t stall;
@@ -154,10 +177,27 @@ static void burst_finish(struct ksw_proc *p)
 		return;
 	p->bursts++;
 	stall = p->cur.link_end - p->cur.start;
+	p->stall_sum_ns += stall;
 	if (stall >= p->stall_ns) {
 		p->stall_ns = stall;
 		p->stall_cpu_ns = p->cur.cpu_at_link;
 	}
+}
+
+/* Room for one more: the record that matters least goes. */
+static void evict(struct ksw_procs *t)
+{
+	size_t i, victim = 0;
+
+	for (i = 1; i < t->cnt; i++)
+		if (matters_less(t->recs[i], t->recs[victim]))
+			victim = i;
+	burst_finish(t->recs[victim]);
+	total(t, t->recs[victim]);
+	proc_free(t->recs[victim]);
+	t->recs[victim] = t->recs[--t->cnt];
+	t->evicted++;
+	reindex(t);
 }
 
 static struct ksw_proc *get(struct ksw_procs *t, const struct ksw_event *e, bool make)
@@ -174,6 +214,7 @@ static struct ksw_proc *get(struct ksw_procs *t, const struct ksw_event *e, bool
 		/* the pid was reused: the record kept is an ended process's */
 		burst_finish(p);
 		p->exited = true;
+		total(t, p);
 	}
 	if (t->cnt == t->max) {
 		evict(t);
@@ -287,6 +328,7 @@ int ksw_procs__add(struct ksw_procs *t, const struct ksw_event *e, const struct 
 		p->stat_final = true;
 		p->exited = true;
 		burst_finish(p);
+		total(t, p);
 		return 0;
 	case KSW_ACT_LOAD:
 		p->load_ns += e->dur;

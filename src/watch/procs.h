@@ -70,6 +70,8 @@ struct ksw_proc {
 	uint64_t bursts;	/* bursts with a link or probe */
 	uint64_t stall_ns;	/* the longest burst's */
 	uint64_t stall_cpu_ns;	/* that burst's CPU */
+	uint64_t stall_sum_ns;	/* the stalls of its bursts with a link, summed */
+	bool totalled;		/* in the running totals (totals.h) */
 
 	struct ksw_prog *progv;	/* programs loaded and not yet seen closed */
 	size_t progc, progcap;
@@ -94,6 +96,12 @@ struct ksw_proc **ksw_procs__sorted(struct ksw_procs *t, size_t *cnt);
 
 /* Records dropped to keep the table bounded, events lost to no memory. */
 uint64_t ksw_procs__evicted(const struct ksw_procs *t);
+
+struct ksw_totals;
+
+/* The running totals since the table began (totals.h): the ended and dropped
+ * processes' and every live one's now. The caller frees it; NULL on no memory. */
+struct ksw_totals *ksw_procs__totals(const struct ksw_procs *t);
 
 /* A record's stall, counting the burst under way. */
 uint64_t ksw_proc_stall_ns(const struct ksw_proc *p);

@@ -5,7 +5,9 @@
  * series by comm and unit. A field the kernel cannot show is "-" or null and
  * named with its reason, never a zero.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,6 +293,63 @@ static void print_prom(FILE *f, struct kwatch *w, const struct kwatch_print_opts
 			   "ksymattach_watch_stall_threshold_seconds %.9g\n", o->stall_threshold_s);
 	free(g);
 	fflush(f);
+}
+
+static void total_series(FILE *f, const char *name, const char *help, const struct ksw_total *r,
+			 size_t n, size_t off, bool seconds)
+{
+	size_t i;
+
+	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (i = 0; i < n; i++) {
+		uint64_t v = *(const uint64_t *)((const char *)&r[i].sums + off);
+
+		fprintf(f, "%s{comm=\"", name);
+		report__prom_label(f, r[i].comm);
+		fputs("\",unit=\"", f);
+		report__prom_label(f, r[i].unit);
+		if (seconds)
+			fprintf(f, "\"} %.9g\n", v / 1e9);
+		else
+			fprintf(f, "\"} %" PRIu64 "\n", v);
+	}
+}
+
+int kwatch__print_totals(FILE *f, struct kwatch *w)
+{
+	struct ksw_totals *t = kwatch__totals(w);
+	const struct ksw_total *r;
+	size_t n;
+
+	if (!t)
+		return -ENOMEM;
+	r = ksw_totals__rows(t, &n);
+#define TOTAL(name, help, field, secs) \
+	total_series(f, name, help, r, n, offsetof(struct ksw_sums, field), secs)
+	TOTAL("ksymattach_watch_processes_total",
+	      "Processes seen attaching since the watch began, by comm and unit.", procs, false);
+	TOTAL("ksymattach_watch_attaches_total",
+	      "Their attaches: bursts of attach calls that made a link or probe.", attaches, false);
+	TOTAL("ksymattach_watch_attach_stall_seconds_total",
+	      "Those attaches' stalls, summed.", stall_ns, true);
+	TOTAL("ksymattach_watch_functions_total",
+	      "Kernel functions their links and probes targeted.", functions, false);
+	TOTAL("ksymattach_watch_links_total", "Links and probes they made.", links, false);
+	TOTAL("ksymattach_watch_refused_total", "Loads, links and probes the kernel refused them.",
+	      refused, false);
+	TOTAL("ksymattach_watch_programs_total", "BPF programs they loaded.", progs, false);
+	TOTAL("ksymattach_watch_symbol_read_seconds_total",
+	      "Time in their reads of the kernel's symbol files.", read_ns, true);
+	if (!kwatch__unmeasured(w, KWATCH_F_RESOLVE))
+		TOTAL("ksymattach_watch_kernel_resolve_seconds_total",
+		      "Time the kernel spent resolving names for them.", resolve_ns, true);
+#undef TOTAL
+	fprintf(f, "# HELP ksymattach_watch_dropped_events_total Events the watcher had no room "
+		   "for.\n# TYPE ksymattach_watch_dropped_events_total counter\n"
+		   "ksymattach_watch_dropped_events_total %" PRIu64 "\n", kwatch__dropped(w));
+	ksw_totals__free(t);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
 }
 
 void kwatch__print(FILE *f, struct kwatch *w, const struct kwatch_print_opts *o)

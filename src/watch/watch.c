@@ -328,6 +328,12 @@ void kwatch__refresh(struct kwatch *w)
 	}
 }
 
+struct ksw_totals *kwatch__totals(struct kwatch *w)
+{
+	kwatch__refresh(w);
+	return ksw_procs__totals(w->procs);
+}
+
 struct ksw_proc **kwatch__procs(struct kwatch *w, size_t *cnt)
 {
 	return ksw_procs__sorted(w->procs, cnt);

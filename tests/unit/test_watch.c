@@ -3,9 +3,11 @@
  * The watcher's userspace (src/watch/decode.c, procs.c) fed events written by
  * hand: bpf() and perf_event_open() attributes as agents pass them, then the
  * table of processes built from them: bursts and stalls, a pid reused, a
- * nameless raw tracepoint open read through its program's load, the bound.
+ * nameless raw tracepoint open read through its program's load, the bound,
+ * the running totals (src/watch/totals.c).
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 
 #include "decode.h"
 #include "procs.h"
+#include "totals.h"
 
 #define MS 1000000ull
 
@@ -384,6 +387,88 @@ static void test_bound(void **state)
 	assert_null(ksw_procs__new(1, 0));
 }
 
+static const struct ksw_total *row_of(struct ksw_totals *c, const char *comm, const char *unit)
+{
+	const struct ksw_total *r;
+	size_t i, n;
+
+	r = ksw_totals__rows(c, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(r[i].comm, comm) && !strcmp(r[i].unit, unit))
+			return &r[i];
+	return NULL;
+}
+
+static void test_totals(void **state)
+{
+	struct ksw_procs *t = ksw_procs__new(5000 * MS, 4);
+	const struct ksw_total *r;
+	struct ksw_totals *c;
+	struct ksw_event e;
+	struct ksw_proc *p;
+	uint32_t pid;
+	size_t n;
+
+	(void)state;
+	/* an agent's link under way: its burst counts already */
+	add(t, link_kprobe_multi(7, 0, 100 * MS, false, 79, 4));
+	p = ksw_procs__find(t, 7);
+	p->unit = "agent.service";
+	c = ksw_procs__totals(t);
+	r = row_of(c, "agent", "agent.service");
+	assert_non_null(r);
+	assert_int_equal(r->sums.procs, 1);
+	assert_int_equal(r->sums.attaches, 1);
+	assert_int_equal(r->sums.stall_ns, 100 * MS);
+	assert_int_equal(r->sums.functions, 79);
+	ksw_totals__free(c);
+
+	/* it ends; it restarts as pid 8 and attaches again, in two bursts */
+	e = ev(KSW_EV_EXIT, 0, 7, 200 * MS, 0, 0);
+	e.stat.resolve_ns = 42;
+	add(t, e);
+	add(t, link_kprobe_multi(8, 300 * MS, 50 * MS, true, 3, 4));
+	ksw_procs__find(t, 8)->unit = "agent.service";
+	add(t, link_kprobe_multi(8, 9000 * MS, 10 * MS, true, 3, 5));
+	c = ksw_procs__totals(t);
+	r = row_of(c, "agent", "agent.service");
+	assert_int_equal(r->sums.procs, 2);
+	assert_int_equal(r->sums.attaches, 3);
+	assert_int_equal(r->sums.stall_ns, 160 * MS);
+	assert_int_equal(r->sums.functions, 85);
+	assert_int_equal(r->sums.links, 3);
+	assert_int_equal(r->sums.resolve_ns, 42);
+	ksw_totals__free(c);
+
+	/* it ends; a crowd of agents that stall longer pushes both out of the
+	 * table of 4: the totals keep what they had (a counter never goes down) */
+	add(t, ev(KSW_EV_EXIT, 0, 8, 9500 * MS, 0, 0));
+	for (pid = 100; pid < 700; pid++) {
+		e = link_kprobe_multi(pid, 10000 * MS, 200 * MS, false, 1, 4);
+		snprintf(e.comm, sizeof(e.comm), "r%u", pid);
+		add(t, e);
+		e = ev(KSW_EV_EXIT, 0, pid, 10300 * MS, 0, 0);
+		snprintf(e.comm, sizeof(e.comm), "r%u", pid);
+		add(t, e);
+	}
+	assert_null(ksw_procs__find(t, 7));
+	assert_null(ksw_procs__find(t, 8));
+	c = ksw_procs__totals(t);
+	r = row_of(c, "agent", "agent.service");
+	assert_non_null(r);
+	assert_int_equal(r->sums.procs, 2);
+	assert_int_equal(r->sums.attaches, 3);
+	assert_int_equal(r->sums.functions, 85);
+	/* 600 comms in rows of 512: the last row sums the rest */
+	ksw_totals__rows(c, &n);
+	assert_int_equal(n, 512);
+	r = row_of(c, "", "");
+	assert_non_null(r);
+	assert_int_equal(r->sums.procs, 600 - (512 - 2));
+	ksw_totals__free(c);
+	ksw_procs__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_bursts),
 		cmocka_unit_test(test_by_prog_and_exit_unknown),
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_totals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
