@@ -6,9 +6,13 @@
  * from its first call. Then the record: json_dir/watch-BOOTID.json and
  * latest-watch.json, the Prometheus file beside prom_file
  * (ksymattach-watch.prom: its series are not the boot measurement's), and a
- * journal line a process.
+ * journal line a process. With watch_totals it then keeps watching, and
+ * rewrites the Prometheus file every interval: the boot record's series as
+ * they were at the window's end, and running totals since the boot.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +27,64 @@
 
 #define POLL_MS 250
 
+/* "DIR/NAME.prom" -> "DIR/ksymattach-watch.prom" */
+static void prom_path(char *buf, size_t sz, const char *prom_file)
+{
+	const char *slash = strrchr(prom_file, '/');
+
+	snprintf(buf, sz, "%.*s/ksymattach-watch.prom", (int)(slash - prom_file), prom_file);
+}
+
 struct out {
 	struct kwatch *w;
 	struct kwatch_print_opts po;
+	char *boot_prom;	/* the boot record's series, once its window ended */
+	bool totals;		/* the running totals after them */
 };
 
 static int fill(FILE *f, void *ctx)
 {
 	struct out *o = ctx;
 
-	kwatch__print(f, o->w, &o->po);
+	if (o->po.format == REPORT_PROM && o->boot_prom) {
+		fputs(o->boot_prom, f);
+		if (o->totals)
+			return kwatch__print_totals(f, o->w);
+	} else {
+		kwatch__print(f, o->w, &o->po);
+	}
 	return ferror(f) ? -EIO : 0;
+}
+
+/* The boot record's series, kept as text: later processes are not the boot's. */
+static int keep_boot_prom(struct out *o)
+{
+	size_t n;
+	FILE *f = open_memstream(&o->boot_prom, &n);
+
+	if (!f)
+		return -errno;
+	o->po.format = REPORT_PROM;
+	kwatch__print(f, o->w, &o->po);
+	if (fclose(f) || !o->boot_prom) {
+		free(o->boot_prom);
+		o->boot_prom = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int write_prom(const struct ksa_config *c, struct out *o)
+{
+	char prom[4096];
+	int err;
+
+	prom_path(prom, sizeof(prom), c->prom_file);
+	o->po.format = REPORT_PROM;
+	err = atomic__write(prom, 0644, fill, o);
+	if (err)
+		service__log("cannot write %s: %s", prom, strerror(-err));
+	return err;
 }
 
 static uint64_t mono_ns(void)
@@ -42,14 +93,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* "DIR/NAME.prom" -> "DIR/ksymattach-watch.prom" */
-static void prom_path(char *buf, size_t sz, const char *prom_file)
-{
-	const char *slash = strrchr(prom_file, '/');
-
-	snprintf(buf, sz, "%.*s/ksymattach-watch.prom", (int)(slash - prom_file), prom_file);
 }
 
 static int write_outputs(const struct ksa_config *c, struct out *o)
@@ -72,18 +115,39 @@ static int write_outputs(const struct ksa_config *c, struct out *o)
 		return err;
 	}
 	service__prune_reports(c->json_dir, "watch-", c->reports_kept, path);
-	if (c->prom_file) {
-		char prom[4096];
-
-		prom_path(prom, sizeof(prom), c->prom_file);
-		o->po.format = REPORT_PROM;
-		err = atomic__write(prom, 0644, fill, o);
-		if (err) {
-			service__log("cannot write %s: %s", prom, strerror(-err));
-			return err;
-		}
+	if (!c->prom_file)
+		return 0;
+	err = keep_boot_prom(o);
+	if (err) {
+		service__log("cannot keep the boot's series: %s", strerror(-err));
+		return err;
 	}
-	return 0;
+	return write_prom(c, o);
+}
+
+/* After the window: running totals every interval, until told to stop. */
+static int keep_watching(const struct ksa_config *c, struct out *o, const volatile sig_atomic_t *stop)
+{
+	uint64_t next = mono_ns();
+	int e = 0;
+
+	notify__sendf("STATUS=boot record written; exporting running totals every %.0f s",
+		      c->interval_s);
+	while (!*stop) {
+		e = kwatch__poll(o->w, POLL_MS);
+		if (e) {
+			service__log("watch: cannot read the ring buffer: %s", strerror(-e));
+			break;
+		}
+		if (mono_ns() < next)
+			continue;
+		next = mono_ns() + (uint64_t)(c->interval_s * 1e9);
+		e = write_prom(c, o);
+		if (e)
+			break;
+	}
+	notify__send("STOPPING=1");
+	return e ? e : write_prom(c, o);
 }
 
 /* The journal: a line a process recorded, the longest stall first. */
@@ -144,15 +208,20 @@ int service__boot_watch(const struct service_opts *o)
 			break;
 		}
 	}
-	notify__send("STOPPING=1");
 	kwatch__refresh(out.w);
 	out.po.duration_s = (mono_ns() - t0) / 1e9;
 	out.po.min_stall_ns = (uint64_t)(c->watch_min_stall_s * 1e9);
 	out.po.stall_threshold_s = c->watch_stall_threshold_s;
+	out.totals = c->watch_totals && c->prom_file;
+	if (!out.totals)
+		notify__send("STOPPING=1");
 	if (!e)
 		e = write_outputs(c, &out);
 	if (!e)
 		log_records(out.w, &out.po);
+	if (!e && out.totals)
+		e = keep_watching(c, &out, o->stop);
+	free(out.boot_prom);
 	kwatch__free(out.w);
 	ksa_config__free(c);
 	return e ? 1 : 0;

@@ -70,6 +70,9 @@ static const struct ksa_config_key keys[KSA_KEY__CNT] = {
 	[KSA_KEY_WATCH_STALL_THRESHOLD] = {
 		"watch_stall_threshold", "seconds, more than 0 up to 86400, suffix s, m or h",
 		"1.0", "an agent's attach stall the shipped alert rule fires at", false },
+	[KSA_KEY_WATCH_TOTALS] = { "watch_totals", "yes or no", "yes",
+				   "after its window, the boot watch keeps watching and exports "
+				   "running totals", false },
 };
 
 const struct ksa_config_key *ksa_config__key(enum ksa_key key)
@@ -423,6 +426,11 @@ static void set_value(struct parser *p, enum ksa_key k, const char *v, unsigned 
 			break;
 		c->cache = i;
 		return;
+	case KSA_KEY_WATCH_TOTALS:
+		if (!keyword(bools, v, &i))
+			break;
+		c->watch_totals = i;
+		return;
 	case KSA_KEY_LINKS:
 		if (keyword(links, v, &i))
 			c->link_batch = i;
@@ -679,6 +687,7 @@ struct ksa_config *ksa_config__new(void)
 	c->watch_window_s = 120;
 	c->watch_min_stall_s = 0;
 	c->watch_stall_threshold_s = 1.0;
+	c->watch_totals = true;
 	c->top = 20;
 	c->reports_kept = 10;
 	c->cache = true;

@@ -67,6 +67,7 @@ enum ksa_key {
 	KSA_KEY_WATCH_WINDOW,
 	KSA_KEY_WATCH_MIN_STALL,
 	KSA_KEY_WATCH_STALL_THRESHOLD,
+	KSA_KEY_WATCH_TOTALS,
 	KSA_KEY__CNT,
 };
 
@@ -100,6 +101,7 @@ struct ksa_config {
 	double watch_window_s;		/* the boot watch: how long it records */
 	double watch_min_stall_s;	/* the stall a process needs to be recorded */
 	double watch_stall_threshold_s;	/* exported for the agents' alert rule */
+	bool watch_totals;		/* after its window: running totals every interval */
 	char *json_dir;		/* absolute */
 	char *prom_file;	/* absolute, *.prom; NULL: no Prometheus file */
 	size_t top;		/* functions with a series of their own; the rest are summed */

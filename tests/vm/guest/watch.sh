@@ -1,8 +1,10 @@
 # ksymattach watch: what it reports of other processes' attach, against what
 # those processes report themselves. Every resolver of ksymattach and the
 # example agent attach while it watches (classic kprobes where the kernel has
-# no kprobe.multi); an agent killed halfway is still recorded; thousands of
-# short processes keep its table bounded; nothing is left attached after it.
+# no kprobe.multi), and one attaches a module loaded while it watches; an agent
+# killed halfway is still recorded; thousands of short processes keep its table
+# bounded; nothing is left attached after it. Then the boot watch's program by
+# hand: its record at the window's end, running totals after it.
 WJ=$O/watch.json
 # rec PID: the watch's record of one process, a line of its JSON
 rec() { grep "^{\"pid\":$1," $WJ; }
@@ -68,6 +70,13 @@ else
 	run kernel -p 'vfs_r*' -r kernel
 	runs="ksym kernel"
 fi
+# a module loaded while it watches, its functions attached by their module
+mod_was=; grep -q '^dummy ' /proc/modules && mod_was=1
+[ -n "$mod_was" ] || insmod /modules/dummy.ko
+run mod -p 'dummy:*'
+[ -n "$mod_was" ] || rmmod dummy
+runs="$runs mod"
+
 # an agent killed halfway: resolved, then killed before its attach
 rm -f $O/w-killed.err
 KSYMATTACH_PAUSE=60 $K -p 'vfs_*' --no-cache > /dev/null 2> $O/w-killed.err &
@@ -166,4 +175,35 @@ fi
 line=$(rec $pid_killed)
 is "$(field "$line" exited):$(field "$line" links):$(field "$line" stall_ms)" "true:0:0.000" \
 	"watch: an agent killed before its attach: recorded, no link, no stall"
+
+# ksymattach-watch.service's program by hand: a window of 2 s, then running
+# totals every second; an agent after the window is in the totals, not the record
+rm -rf /tmp/bw; mkdir -p /tmp/bw
+printf 'pattern = vfs_read\nwatch_window = 2s\ninterval = 1s\njson_dir = /tmp/bw\nprom_file = /tmp/bw/k.prom\n' \
+	> /tmp/bw.conf
+$K boot-watch --config /tmp/bw.conf > $O/bw.out 2> $O/bw.err &
+bwpid=$!
+if wait_for $O/bw.out 120 'processes attaching in the first'; then
+	run tot -p 'vfs_r*'
+	want=$(json_int attached $O/w-tot.json)
+	# the next rewrite after its exit, or 10 s
+	P=/tmp/bw/ksymattach-watch.prom
+	i=0
+	until grep -q '^ksymattach_watch_functions_total{comm="ksymattach",' $P || [ $i -gt 100 ]; do
+		i=$((i + 1)); sleep 0.1
+	done
+	sleep 1.5
+	tot() { awk -v m="$1{comm=\"ksymattach\"," 'index($0, m) == 1 { n += $2 } END { print n + 0 }' $P; }
+	is "$(tot ksymattach_watch_functions_total):$(tot ksymattach_watch_attaches_total)" "$want:1" \
+		"boot-watch: an agent after the window is in the running totals ($want functions, 1 attach)"
+	grep '^ksymattach_watch_.*_total{comm="ksymattach"' $P | sed 's/^/# /'
+	is "$(grep -c "^{\"pid\":$pid_tot," /tmp/bw/latest-watch.json)" 0 \
+		"boot-watch: the boot's record ends with its window"
+	kill -TERM $bwpid
+	wait $bwpid
+	is "$?" 0 "boot-watch: ends on SIGTERM with its totals written (exit 0)"
+else
+	not_ok "boot-watch: writes its record at the window's end ($(head -c 300 $O/bw.err))"
+	kill $bwpid
+fi
 is "$(probes_left)" 0 "watch: nothing left attached after it"
