@@ -5,7 +5,9 @@
 # process. The agents: ksymattach with libbpf resolving (it reads tracefs' list:
 # thousands of reads the watcher sees) and ksymattach cold (kcore's reads, the
 # links by address). Each agent's stall is its own report's: read, parse, index,
-# match, load and attach.
+# match, load and attach. bench.sh runs this in a guest whose clock counts the
+# instructions it runs (QEMU's -icount), so a stall is the work done in it, not
+# the host's time, and the two columns differ by what the watcher's probes add.
 ROUNDS=${ROUNDS:-7}
 K=./bin/ksymattach
 W=/tmp/bench-watch

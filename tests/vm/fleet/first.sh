@@ -44,6 +44,9 @@ check "watch: the journal has a line a process, by unit" \
 check "watch: its Prometheus series carry comm and unit" grep -q \
 	'^ksymattach_watch_attach_stall_seconds{comm="ksymattach",unit="ksymattach-boot.service"}' \
 	$O/ksymattach-watch.prom
+check "watch: its running totals too, by comm and unit" grep -q \
+	'^ksymattach_watch_functions_total{comm="ksymattach",unit="ksymattach-boot.service"} [1-9]' \
+	$O/ksymattach-watch.prom
 cp $STATE/boot-$bid.json $O/boot.json 2>/dev/null
 jcat -u ksymattach-boot.service > $O/boot-journal.txt
 
