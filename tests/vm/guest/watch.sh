@@ -115,35 +115,35 @@ unmeasured=$(sed -n 1p $WJ | sed -n 's/.*"unmeasured":{\(.*\)},"processes".*/\1/
 
 for r in $runs; do
 	eval "p=\$pid_$r; rc=\$rc_$r"
-	d="-r $r"; [ $r = mod ] && d="a module loaded mid-watch (dummy:*)"
+	what="-r $r"; [ $r = mod ] && what="a module loaded mid-watch (dummy:*)"
 	line=$(rec $p)
 	if [ -z "$line" ]; then
-		not_ok "watch: $d (pid $p) is recorded"
+		not_ok "watch: $what (pid $p) is recorded"
 		continue
 	fi
 	echo "# $line" | cut -c 1-400
 	want=$(json_int attached $O/w-$r.json)
-	is "$rc:$(field "$line" functions)" "0:$want" "watch: $d: its functions, as it reports them ($want)"
+	is "$rc:$(field "$line" functions)" "0:$want" "watch: $what: its functions, as it reports them ($want)"
 	case $r in kernel) by=names ;; *) by=addresses ;; esac
-	is "$(field "$line" by)" "$by" "watch: $d: the kernel was given $by"
+	is "$(field "$line" by)" "$by" "watch: $what: the kernel was given $by"
 	kres=$(field "$line" kernel_resolve_ms)
 	if [ -n "$unmeasured" ] && echo "$unmeasured" | grep -q kernel_resolve; then
-		is "$kres" null "watch: $d: the kernel's name resolution, not measured here, is null"
+		is "$kres" null "watch: $what: the kernel's name resolution, not measured here, is null"
 	elif [ $r = kernel ]; then
-		check "watch: $d: the kernel's name resolution took time ($kres ms)" positive "$kres"
+		check "watch: $what: the kernel's name resolution took time ($kres ms)" positive "$kres"
 	else
 		# addresses: no lookup a function (5.10 still looks up the name of
 		# a kprobe's '.'-suffixed alias in within_kprobe_blacklist())
 		calls=$(field "$line" kernel_resolve_calls)
 		if [ "${calls:-x}" -lt "$want" ] 2>/dev/null; then
-			ok "watch: $d: no name lookup a function in the kernel ($calls calls, $kres ms)"
+			ok "watch: $what: no name lookup a function in the kernel ($calls calls, $kres ms)"
 		else
-			not_ok "watch: $d: no name lookup a function in the kernel ($calls calls for $want)"
+			not_ok "watch: $what: no name lookup a function in the kernel ($calls calls for $want)"
 		fi
 	fi
-	check "watch: $d: a stall above zero ($(field "$line" stall_ms) ms)" \
+	check "watch: $what: a stall above zero ($(field "$line" stall_ms) ms)" \
 		positive "$(field "$line" stall_ms)"
-	is "$(field "$line" exited)" true "watch: $d: ended"
+	is "$(field "$line" exited)" true "watch: $what: ended"
 done
 if [ "$kind" = full ]; then
 	line=$(rec $pid_agent)
