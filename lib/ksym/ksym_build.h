@@ -13,6 +13,7 @@
 
 #include "ksym_internal.h"
 #include "ksym_kmem.h"
+#include "ksym_site.h"
 
 /*
  * This boot's layout (ksym_build.c): the kernel's build ID and where its text
@@ -49,16 +50,7 @@ int ksym_layout__live(struct ksym_layout *l, const struct ksym_kcore *kc);
 int ksym_layout__live_from(struct ksym_layout *l, const struct ksym_kcore *kc, const char *modules);
 /* The GNU build ID of an ELF notes file (/sys/kernel/notes, a module's note). */
 int ksym_build_id_file(const char *path, uint8_t *id, uint8_t *id_len);
-/*
- * The base of vmlinux's offsets in the build cache, as kcore shows it: _text
- * (x86-64) or _stext (VMCOREINFO; elsewhere); 0 unknown.
- */
-uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc);
 void ksym_layout__free(struct ksym_layout *l);
-
-/* Where a text symbol's ftrace site check needs to know what is a trampoline. */
-enum { KSYM_ANCHOR_STEXT, KSYM_ANCHOR_ETEXT, KSYM_ANCHOR_SINITTEXT, KSYM_ANCHOR_EINITTEXT,
-       KSYM_ANCHOR_FTRACE_CALLER, KSYM_ANCHOR_FTRACE_REGS_CALLER, KSYM_ANCHOR_CNT };
 
 /*
  * The build cache of l's build from dir, rebased onto l: a table of the

@@ -4,9 +4,11 @@
  * as a plan says (ksym_plan.c): each step a source or a cache tier, tried in
  * order until one serves, each "not mine" passing to the next. Where the
  * functions came from is one value (origin, tier); a function's site is then
- * found by the check that value calls for (ksym_site.c). The sources are
- * ksym_src_*.c, the tiers ksym_tier_*.c, and what a load leaves for later
- * runs is written at ksym_db__flush() (ksym_flush.c).
+ * found by the check that value calls for (ksym_site.c). The tiers are
+ * ksym_tier_*.c; the sources, ksym_src_*.c, read with what this file hands
+ * them (ksym_source.h) and return what they read, which this file keeps in
+ * the tiers; what a load leaves for later runs is written at ksym_db__flush()
+ * (ksym_flush.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -19,6 +21,8 @@
 
 #include "ksym_db.h"
 
+static int kallsyms_for_source(struct ksym_reading *rd, bool text_only, struct ksym_table **out);
+
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 {
 	struct ksym_db *db = calloc(1, sizeof(*db));
@@ -28,7 +32,17 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	memcpy(&db->opts, opts, opts->sz < sizeof(db->opts) ? opts->sz : sizeof(db->opts));
 	db->opts.sz = sizeof(db->opts);
 	db->key_err = 1;
-	db->reader = &ksym_read_file;
+	db->rd = (struct ksym_reading){
+		.opts = &db->opts,
+		.phase_ns = db->phase_ns,
+		.err = db->err,
+		.err_sz = sizeof(db->err),
+		.tracefs = db->tracefs,
+		.filter = &db->filter,
+		.kallsyms = kallsyms_for_source,
+		.load = db,
+		.reader = &ksym_read_file,
+	};
 	if (!db->opts.cache_dir)
 		db->opts.cache_dir = KSYM_CACHE_DIR;
 	if (!db->opts.build_cache_dir)
@@ -93,8 +107,8 @@ const char *ksym_db__funcs_source(const struct ksym_db *db)
 	if (db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_BUILD)
 		return "kallsyms+kcore (build cache)";
 	if (db->origin == KSYM_ORIG_KCORE && db->tier == KSYM_TIER_LIVE)
-		return db->reader == &ksym_read_iter ? "iter+kcore" :
-		       db->reader == &ksym_read_kmem ? "kmem+kcore" : "kallsyms+kcore";
+		return db->rd.reader == &ksym_read_iter ? "iter+kcore" :
+		       db->rd.reader == &ksym_read_kmem ? "kmem+kcore" : "kallsyms+kcore";
 	return ksym_origin__label(db->origin);
 }
 
@@ -118,6 +132,12 @@ bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr)
 	       addr < b.addr + b.size;
 }
 
+int ksym_db_find_tracefs(struct ksym_db *db)
+{
+	return ksym_tracefs_find(db->opts.tracefs_path, db->tracefs, sizeof(db->tracefs),
+				 &db->tracefs_denied);
+}
+
 /* What the plan goes by: the options, and a look at tracefs (no table read). */
 static void plan_in(struct ksym_db *db, struct ksym_plan_in *in)
 {
@@ -129,7 +149,7 @@ static void plan_in(struct ksym_db *db, struct ksym_plan_in *in)
 	in->cache_only = o->cache_only;
 	in->addrs_file = o->funcs_addrs_path;
 	in->names_file = o->funcs_path;
-	in->live_syms = ksym_db_live_kallsyms(db);
+	in->live_syms = ksym_opts_live_kallsyms(o);
 	in->kallsyms_file = o->kallsyms_path && !o->system_map_path && !o->vmlinux_path;
 	in->kcore_file = o->kcore_path;
 	in->need_kallsyms = o->need & KSYM_DB_KALLSYMS;
@@ -157,7 +177,7 @@ int ksym_db_refuse(struct ksym_db *db, enum ksym_refusal r)
 				    db->opts.kcore_path ? ", or a kallsyms file with the core file" : "");
 	case KSYM_REFUSE_NO_LIST:
 		return ksym_db_fail(db, EINVAL, "no function list given for %s (--funcs-addrs, --funcs)",
-				    ksym_db_kallsyms_source(db));
+				    ksym_opts_kallsyms_path(&db->opts));
 	case KSYM_REFUSE_TRACEFS:
 		/* tracefs is mode 0700: an unprivileged user cannot even look */
 		if (db->tracefs_denied)
@@ -196,6 +216,7 @@ static int open_kcore(struct ksym_db *db, const struct ksym_load_plan *plan)
 	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
 	if (db->kcore) {
 		db->check.kcore = db->kcore;
+		db->rd.kcore = db->kcore;
 		return 0;
 	}
 	err = db->kcore_err = errno;
@@ -207,32 +228,76 @@ static int open_kcore(struct ksym_db *db, const struct ksym_load_plan *plan)
 	if (plan->kcore_required)
 		return ksym_db_fail(db, err, "cannot read %s: %s%s", path, strerror(err),
 				    !denied ? "" : geteuid() ? " (run as root)" :
-				    no_cap ? " (CAP_SYS_RAWIO is missing)" : ksym_db_root_refused());
+				    no_cap ? " (CAP_SYS_RAWIO is missing)" : ksym_root_refused());
 	/* completion answers quietly; elsewhere a capability left out is worth a word */
 	if (!db->opts.cache_only && (db->opts.verbose || (no_cap && !geteuid())))
 		ksym_db_warn(db, "cannot read /proc/kcore: %s%s; using tracefs' function lists",
 			     strerror(err), !denied || geteuid() ? "" :
-			     no_cap ? " (CAP_SYS_RAWIO is missing)" : ksym_db_root_refused());
+			     no_cap ? " (CAP_SYS_RAWIO is missing)" : ksym_root_refused());
 	return -EAGAIN;
 }
 
-/* What serves each step of a plan. */
-static const struct ksym_source *const sources[KSYM_STEP_CNT] = {
-	[KSYM_STEP_RUN_CACHE] = &ksym_tier_run,
-	[KSYM_STEP_BUILD_CACHE] = &ksym_tier_build,
-	[KSYM_STEP_FTRACE] = &ksym_src_ftrace,
-	[KSYM_STEP_CANDIDATES] = &ksym_src_kcore,
-	[KSYM_STEP_ALL_CANDIDATES] = &ksym_src_kcore,
-	[KSYM_STEP_TRACEFS] = &ksym_src_tracefs,
-	[KSYM_STEP_FILE_ADDRS] = &ksym_src_file,
-	[KSYM_STEP_FILE_JOIN] = &ksym_src_file,
-	[KSYM_STEP_UNKNOWN] = &ksym_src_unknown,
+/* What serves each step of a plan: a tier, or a source. */
+static const struct {
+	const struct ksym_cache_tier *tier;
+	const struct ksym_source *src;
+} steps[KSYM_STEP_CNT] = {
+	[KSYM_STEP_RUN_CACHE] = { .tier = &ksym_tier_run },
+	[KSYM_STEP_BUILD_CACHE] = { .tier = &ksym_tier_build },
+	[KSYM_STEP_FTRACE] = { .src = &ksym_src_ftrace },
+	[KSYM_STEP_CANDIDATES] = { .src = &ksym_src_kcore },
+	[KSYM_STEP_ALL_CANDIDATES] = { .src = &ksym_src_kcore },
+	[KSYM_STEP_TRACEFS] = { .src = &ksym_src_tracefs },
+	[KSYM_STEP_FILE_ADDRS] = { .src = &ksym_src_file },
+	[KSYM_STEP_FILE_JOIN] = { .src = &ksym_src_file },
+	[KSYM_STEP_UNKNOWN] = { .src = &ksym_src_unknown },
 };
+
+/*
+ * The kernel's symbols as a source asks for them: the load's own table,
+ * served from /run's cache where it can be.
+ */
+static int kallsyms_for_source(struct ksym_reading *rd, bool text_only, struct ksym_table **out)
+{
+	struct ksym_db *db = rd->load;
+	int err = ksym_db_load_kallsyms(db, text_only);
+
+	*out = err ? NULL : db->kallsyms;
+	return err;
+}
+
+/* A source's step: what it read becomes the load's, and /run's where it may keep it. */
+static int source_step(struct ksym_db *db, const struct ksym_source *src,
+		       const struct ksym_plan_step *s)
+{
+	struct ksym_loaded got = {};
+	int err;
+
+	db->filter = (struct ksym_parse_opts){
+		.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
+		.prefix_cnt = db->prefix_cnt,
+		.names = db->name_cnt ? db->names : NULL,
+		.name_cnt = db->name_cnt,
+	};
+	db->rd.filter_err = db->filter_err;
+	db->rd.filtered = db->prefix_cnt || db->name_cnt;
+	err = src->load(&db->rd, s, &got);
+	if (err)
+		return err;
+	db->funcs = got.kallsyms ? db->kallsyms : got.funcs;
+	if (got.syms) {
+		ksym_db_find_anchors(got.syms, db->anchors);
+		ksym_table__free(got.syms);
+	}
+	ksym_db_set_from(db, got.origin, KSYM_TIER_LIVE, got.extent);
+	if (got.keep)
+		ksym_db_funcs_put(db, got.origin, db->funcs, got.checked, got.partial);
+	return 0;
+}
 
 /* The plan's steps in order, each loading the table or passing it on (-EAGAIN). */
 static int load_funcs(struct ksym_db *db)
 {
-	const struct ksym_source *src;
 	struct ksym_load_plan plan;
 	struct ksym_plan_in in;
 	size_t i;
@@ -249,17 +314,22 @@ static int load_funcs(struct ksym_db *db)
 	if (plan.refusal)
 		err = ksym_db_refuse(db, plan.refusal);
 	for (i = 0; i < plan.cnt; i++) {
-		if (ksym_step__needs_kcore(plan.steps[i].step)) {
+		const struct ksym_plan_step *s = &plan.steps[i];
+
+		if (ksym_step__needs_kcore(s->step)) {
 			err = open_kcore(db, &plan);
 			if (err == -EAGAIN)
 				continue;
 			if (err)
 				return err;
 		}
-		src = sources[plan.steps[i].step];
-		err = src->load(db, &plan.steps[i]);
+		if (steps[s->step].tier)
+			err = steps[s->step].tier->load(db, s);
+		else
+			err = source_step(db, steps[s->step].src, s);
 		if (!err)
-			db->check.kind = src->produces;
+			db->check.kind = steps[s->step].tier ? steps[s->step].tier->produces
+							     : steps[s->step].src->produces;
 		if (err != -EAGAIN)
 			return err;
 	}
@@ -273,7 +343,7 @@ static int load_blacklist(struct ksym_db *db)
 	int err;
 
 	/* the blacklist is only looked up by address */
-	err = ksym_db_load_file(db, KSYM_FMT_BLACKLIST, path, false, false, &db->blacklist);
+	err = ksym_rd_file(&db->rd, KSYM_FMT_BLACKLIST, path, false, false, &db->blacklist);
 	if (err && !db->opts.blacklist_path) {
 		/* optional unless asked for by name: debugfs may not be mounted */
 		if (db->opts.verbose)
@@ -282,6 +352,41 @@ static int load_blacklist(struct ksym_db *db)
 		return 0;
 	}
 	return err;
+}
+
+/* Every symbol, or text only when it is just for the join: from /run where it
+ * keeps them, else read (ksym_syms.c) and kept there. */
+int ksym_db_load_kallsyms(struct ksym_db *db, bool text_only)
+{
+	const struct ksym_db_opts *o = &db->opts;
+	const char *path = ksym_opts_kallsyms_path(o);
+	struct ksym_cache_key key = {};
+	int err;
+
+	if (db->kallsyms)
+		return 0;
+	if (path == o->system_map_path)
+		return ksym_rd_file(&db->rd, KSYM_FMT_SYSTEM_MAP, path, text_only, true,
+				    &db->kallsyms);
+	if (path == o->vmlinux_path)
+		return ksym_rd_elf(&db->rd, path, text_only, &db->kallsyms);
+	if (path == o->kallsyms_path)
+		return ksym_rd_file(&db->rd, KSYM_FMT_KALLSYMS, path, text_only, true,
+				    &db->kallsyms);
+	if (!text_only) {
+		db->kallsyms = ksym_db_cache_get(db, "kallsyms", "/proc/kallsyms", &key);
+		if (db->kallsyms) {
+			db->cached |= KSYM_DB_KALLSYMS;
+			return 0;
+		}
+	}
+	err = ksym_rd_file(&db->rd, KSYM_FMT_KALLSYMS, "/proc/kallsyms", text_only, true,
+			   &db->kallsyms);
+	if (err)
+		return err;
+	if (!text_only)
+		ksym_db_cache_put(db, "kallsyms", &key, db->kallsyms, false, false);
+	return 0;
 }
 
 int ksym_db__load(struct ksym_db *db)

@@ -2,10 +2,11 @@
 /*
  * struct ksym_db, shared by the files of the load. Each depends only on
  * those after it: the walk of matches (ksym_match.c), the coordinator
- * (ksym_db.c), the flush (ksym_flush.c), the sources (ksym_src_*.c), the
- * build tier (ksym_tier_build.c), the kernel's symbols (ksym_syms.c), the
- * /run tier (ksym_tier_run.c), the patterns' filter (ksym_patterns.c), and
- * the state they all write (ksym_state.c). Nothing outside them sees it.
+ * (ksym_db.c), the flush (ksym_flush.c), the build tier (ksym_tier_build.c),
+ * the /run tier (ksym_tier_run.c), the patterns' filter (ksym_patterns.c),
+ * and the state they all write (ksym_state.c). Nothing outside them sees it.
+ * The sources and the readers of the kernel's symbols are below it
+ * (ksym_source.h): they never see it.
  */
 #ifndef KSYM_DB_H
 #define KSYM_DB_H
@@ -18,6 +19,7 @@
 #include "ksym_build.h"
 #include "ksym_plan.h"
 #include "ksym_site.h"
+#include "ksym_source.h"
 
 struct stat;
 
@@ -42,12 +44,7 @@ struct ksym_db {
 		KSYM_TIER_RUN,		/* /run's cache of this boot: sites, checked when stored */
 		KSYM_TIER_BUILD,	/* the build cache, rebased: each site checked when used */
 	} tier;
-	enum ksym_extent {
-		KSYM_EXT_WHOLE,		/* every function of the source */
-		KSYM_EXT_PARTIAL,	/* some of it read only as far as the patterns go */
-		KSYM_EXT_MATCHED,	/* only what these patterns matched at an earlier run */
-	} extent;
-	const struct ksym_syms_reader *reader;	/* of kallsyms: ksym_read_file unless live */
+	enum ksym_extent extent;
 	unsigned int cached;		/* KSYM_DB_* served from /run's cache */
 	struct ksym_site_check check;	/* how a function's site is found (ksym_site.c) */
 
@@ -57,11 +54,9 @@ struct ksym_db {
 	char tracefs[64];		/* where tracefs was found ("": not) */
 	const char *tracefs_denied;	/* or the directory this user may not look in */
 	char *modules;			/* /proc/modules, read once for the key and the layout */
-	/* the sources' verbose words, once each */
-	bool kmem_warned;
-	bool iter_warned;
-	bool ftrace_warned;
-	char iter_err[80];		/* why the iterator was not used */
+	/* what the sources read with (rd.reader: of kallsyms, ksym_read_file unless live) */
+	struct ksym_reading rd;
+	struct ksym_parse_opts filter;	/* the patterns' prefixes and names, for rd */
 
 	/* what the patterns can match (ksym_patterns.c) */
 	char **prefixes;		/* name prefixes of the globs, for a partial read */
@@ -103,36 +98,18 @@ struct ksym_db {
 };
 
 /*
- * A source of traceable functions, or a cache tier in front of them: what
- * serves one step of a plan (ksym_plan.h). load() fills db->funcs and says
+ * A cache tier in front of the sources: what serves one step of a plan
+ * (ksym_plan.h) from a table a run kept. load() fills db->funcs and says
  * where they came from (ksym_db_set_from()), or returns -EAGAIN, "not mine":
  * the next step is tried. Any other error ends the load, db->err saying why.
  */
-struct ksym_source {
+struct ksym_cache_tier {
 	const char *name;
 	enum ksym_site_kind produces;	/* how a function's site is found in what it loads */
 	int (*load)(struct ksym_db *db, const struct ksym_plan_step *s);
 };
 
-/*
- * A reader of the running kernel's kallsyms table (ksym_syms.c), tried in
- * order: the kernel's table in memory, the ksym BPF iterator, /proc/kallsyms.
- * Each gives names and addresses; they differ in whether the table lists
- * ftrace's and BPF's trampolines, which the site check must know. load()
- * fills *out, or returns -EAGAIN, "not mine", with a -v line saying why.
- */
-struct ksym_syms_reader {
-	const char *label;		/* "kmem", "iter", "kallsyms": the source's label */
-	bool lists_trampolines;
-	int (*load)(struct ksym_db *db, const struct ksym_parse_opts *po,
-		    struct ksym_table **out);
-};
-
-extern const struct ksym_syms_reader ksym_read_kmem, ksym_read_iter, ksym_read_file;
-
-extern const struct ksym_source ksym_tier_run, ksym_tier_build;
-extern const struct ksym_source ksym_src_ftrace, ksym_src_kcore, ksym_src_tracefs, ksym_src_file,
-	ksym_src_unknown;
+extern const struct ksym_cache_tier ksym_tier_run, ksym_tier_build;
 
 /* ksym_state.c: the load's words and state */
 /* db->err set, and -err returned: the load's error */
@@ -150,24 +127,7 @@ void ksym_db_release(struct ksym_db *db);
 /* the error a plan's refusal stands for */
 int ksym_db_refuse(struct ksym_db *db, enum ksym_refusal r);
 
-/* ksym_syms.c: the kernel's symbols */
-/* why root was refused a kernel file, as " (...)" */
-const char *ksym_db_root_refused(void);
-/* why the kernel's table could not be read from memory (errno) */
-const char *ksym_db_kmem_error(int err);
-/* a source that did not serve: the error where asked for, else -EAGAIN and a -v line */
-int ksym_db_source_refused(struct ksym_db *db, int err, bool asked, bool *warned,
-			   const char *failed, const char *name, const char *why, const char *next);
-/* one file read and parsed (kallsyms: from memory or the iterator first), filtered */
-int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
-			   bool text_only, bool index, const struct ksym_parse_opts *filter,
-			   struct ksym_table **out);
-int ksym_db_load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
-		      bool index, struct ksym_table **out);
-/* no symbol file given: the running kernel's */
-bool ksym_db_live_kallsyms(const struct ksym_db *db);
-/* the symbol file given, else "/proc/kallsyms" */
-const char *ksym_db_kallsyms_source(const struct ksym_db *db);
+/* ksym_db.c: the kernel's symbols as the load keeps them */
 /* db->kallsyms: every symbol, or text only when it is just for a join */
 int ksym_db_load_kallsyms(struct ksym_db *db, bool text_only);
 
@@ -218,8 +178,7 @@ void ksym_db_build_invalidate(struct ksym_db *db, const char *why);
 int ksym_db_site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
 		     uint64_t *loc);
 
-/* ksym_src_tracefs.c */
-/* where tracefs is: 0, -EACCES (db->tracefs_denied) or -ENOENT */
+/* ksym_db.c: where tracefs is: 0, -EACCES (db->tracefs_denied) or -ENOENT */
 int ksym_db_find_tracefs(struct ksym_db *db);
 
 #endif

@@ -203,7 +203,7 @@ void ksym_db__flush(struct ksym_db *db)
 				err = -ESTALE;
 			/* (a share has the anchors: the filter keeps the names the check
 			 * looks up) */
-			if (!err && !rebased && ksym_db_live_kallsyms(db) && !db->opts.kcore_path) {
+			if (!err && !rebased && ksym_opts_live_kallsyms(&db->opts) && !db->opts.kcore_path) {
 				ksym_db_find_anchors(from, anchors);
 				ksym_db_build_store(db, c, anchors, db->pending[i].key.modules_hash,
 						    db->pending[i].partial);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
-#include "ksym_build.h"
+#include "ksym_kmem.h"
 
 #define KCORE_WIN 4096
 /*

@@ -37,6 +37,12 @@ int ksym_btf__scan_fd(int fd, const char *func, uint32_t *func_id, struct ksym_b
 int ksym_kcore__read_bulk(struct ksym_kcore *kc, uint64_t addr, void *buf, size_t len);
 
 /*
+ * The base of vmlinux's offsets in the build cache, as kcore shows it: _text
+ * (x86-64) or _stext (VMCOREINFO; elsewhere); 0 unknown.
+ */
+uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc);
+
+/*
  * A loaded module's symbols as /proc/kallsyms lists them, from the kernel's
  * own tables through kcore (ksym_modlive.c). The offsets are the build's
  * (from its BTF, kept in the build cache); -1 in any: unknown.

@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "ksym_internal.h"
-#include "ksym_build.h"
 
 /*
  * An architecture's function entries as its compiler and ftrace leave them
@@ -55,6 +54,10 @@ extern const struct ksym_site_arch ksym_site_x86_64, ksym_site_arm64;
 
 /* The 4 bytes are ENDBR64 itself (not a form IBT sealing wrote over it). */
 bool ksym_site__endbr64(const unsigned char p[KSYM_ENDBR_LEN]);
+
+/* Where a text symbol's ftrace site check needs to know what is a trampoline. */
+enum { KSYM_ANCHOR_STEXT, KSYM_ANCHOR_ETEXT, KSYM_ANCHOR_SINITTEXT, KSYM_ANCHOR_EINITTEXT,
+       KSYM_ANCHOR_FTRACE_CALLER, KSYM_ANCHOR_FTRACE_REGS_CALLER, KSYM_ANCHOR_CNT };
 
 enum ksym_site_kind {
 	KSYM_SITES_LISTED,	/* the table is a list of sites (tracefs', a cache's) */

@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 
-#include "ksym_db.h"
+#include "ksym_source.h"
 
 static const char *ftrace_error(int err)
 {
@@ -20,7 +20,7 @@ static const char *ftrace_error(int err)
 	case ESTALE:
 		return "a module came or went while ftrace's records were read";
 	default:
-		return ksym_db_kmem_error(err);
+		return ksym_kmem_error(err);
 	}
 }
 
@@ -28,29 +28,29 @@ static const char *ftrace_error(int err)
  * The whole table as tracefs' list of sites has it, from ftrace's records
  * and the kernel's symbol table in memory (ksym_ftrace.c): the list without
  * the kernel naming each record (430-505 ms of a cold -p '*' in the TCG
- * guest). The anchors come with the names. -EAGAIN: the next source's turn.
+ * guest). The kernel's table comes with it, for the anchors. -EAGAIN: the
+ * next source's turn.
  */
-static int ftrace_load(struct ksym_db *db, const struct ksym_plan_step *s)
+static int ftrace_load(struct ksym_reading *rd, const struct ksym_plan_step *s,
+		       struct ksym_loaded *out)
 {
 	struct ksym_parse_stats st = {};
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .index = true,
-				      .stop = db->opts.stop };
-	struct ksym_table *syms;
+				      .stop = rd->opts->stop };
 	int err;
 
-	db->funcs = ksym_ftrace__load(db->kcore, &po, &syms);
-	db->phase_ns[KSYM_PH_READ] += st.read_ns;
-	if (!db->funcs) {
+	out->funcs = ksym_ftrace__load(rd->kcore, &po, &out->syms);
+	rd->phase_ns[KSYM_PH_READ] += st.read_ns;
+	if (!out->funcs) {
 		err = errno;
-		return ksym_db_source_refused(db, err, s->asked, &db->ftrace_warned,
-					      "cannot read ftrace's records from memory",
-					      "ftrace's records in memory", ftrace_error(err),
-					      "the next source");
+		return ksym_rd_refused(rd, err, s->asked, &rd->ftrace_warned,
+				       "cannot read ftrace's records from memory",
+				       "ftrace's records in memory", ftrace_error(err),
+				       "the next source");
 	}
-	ksym_db_find_anchors(syms, db->anchors);
-	ksym_table__free(syms);
-	ksym_db_set_from(db, KSYM_ORIG_FTRACE, KSYM_TIER_LIVE, KSYM_EXT_WHOLE);
-	ksym_db_funcs_put(db, KSYM_ORIG_FTRACE, db->funcs, false, false);
+	out->origin = KSYM_ORIG_FTRACE;
+	out->extent = KSYM_EXT_WHOLE;
+	out->keep = true;
 	return 0;
 }
 

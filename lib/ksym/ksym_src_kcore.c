@@ -5,45 +5,40 @@
  */
 #include <errno.h>
 
-#include "ksym_db.h"
+#include "ksym_source.h"
 
 /*
  * kallsyms' text symbols as candidates, each checked through kcore when asked
  * for (ksym_db__ftrace_loc): as far as the patterns go, or every symbol where
  * the caller wants them all anyway (one table serves both).
  */
-static int kcore_load(struct ksym_db *db, const struct ksym_plan_step *s)
+static int kcore_load(struct ksym_reading *rd, const struct ksym_plan_step *s,
+		      struct ksym_loaded *out)
 {
-	bool all = s->step == KSYM_STEP_ALL_CANDIDATES;
+	struct ksym_table *syms;
 	int err;
 
-	if (all) {
-		err = ksym_db_load_kallsyms(db, false);
+	out->origin = KSYM_ORIG_KCORE;
+	if (s->step == KSYM_STEP_ALL_CANDIDATES) {
+		err = rd->kallsyms(rd, false, &syms);
 		if (err)
 			return err;
-		db->funcs = db->kallsyms;
-		ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE, KSYM_EXT_WHOLE);
+		out->kallsyms = true;
+		out->extent = KSYM_EXT_WHOLE;
 		return 0;
 	}
 	/* globs scan; exact names open a batch: no index in the parsing pass */
-	err = db->filter_err;
-	if (!err) {
-		struct ksym_parse_opts filter = {
-			.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
-			.prefix_cnt = db->prefix_cnt,
-			.names = db->name_cnt ? db->names : NULL,
-			.name_cnt = db->name_cnt,
-		};
-
-		err = ksym_db_load_file_only(db, KSYM_FMT_KALLSYMS, ksym_db_kallsyms_source(db), true, false,
-					     &filter, &db->funcs);
-	}
+	err = rd->filter_err;
+	if (!err)
+		err = ksym_rd_file_filtered(rd, KSYM_FMT_KALLSYMS, ksym_opts_kallsyms_path(rd->opts),
+					    true, false, rd->filter, &out->funcs);
 	if (err)
 		return err;
-	ksym_db_set_from(db, KSYM_ORIG_KCORE, KSYM_TIER_LIVE,
-			 db->prefix_cnt || db->name_cnt ? KSYM_EXT_PARTIAL : KSYM_EXT_WHOLE);
-	ksym_db_funcs_put(db, KSYM_ORIG_KCORE, db->funcs, true, db->prefix_cnt != 0);
-	return err;
+	out->extent = rd->filtered ? KSYM_EXT_PARTIAL : KSYM_EXT_WHOLE;
+	out->keep = true;
+	out->checked = true;
+	out->partial = rd->filter->prefix_cnt != 0;
+	return 0;
 }
 
 const struct ksym_source ksym_src_kcore = {

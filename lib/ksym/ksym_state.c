@@ -19,24 +19,12 @@ int ksym_db_fail(struct ksym_db *db, int err, const char *fmt, ...)
 	return err < 0 ? err : -err;
 }
 
-/* One line to the caller's function, else to stderr behind prefix. */
-static void say(void (*fn)(const char *), const char *prefix, const char *fmt, va_list ap)
-{
-	char msg[400];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (fn)
-		fn(msg);
-	else
-		fprintf(stderr, "%s%s\n", prefix, msg);
-}
-
 void ksym_db_warn(const struct ksym_db *db, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	say(db->opts.warn, "ksym: warning: ", fmt, ap);
+	ksym_vsay(db->opts.warn, "ksym: warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -45,7 +33,7 @@ void ksym_db_note(const struct ksym_db *db, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	say(db->opts.note, "ksym: ", fmt, ap);
+	ksym_vsay(db->opts.note, "ksym: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -58,6 +46,6 @@ void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t,
 	db->extent = e;
 	db->check.syms = db->funcs;
 	db->check.kcore = db->kcore;
-	db->check.no_trampolines = !db->reader->lists_trampolines;
+	db->check.no_trampolines = !db->rd.reader->lists_trampolines;
 	db->check.anchors = db->anchors;
 }

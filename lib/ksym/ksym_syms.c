@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
-#include "ksym_db.h"
+#include "ksym_source.h"
 
 const char *ksym__lockdown(void)
 {
@@ -47,7 +47,7 @@ static bool lockdown_is(const char *level)
 }
 
 /* Why root was refused a kernel file: lockdown where the kernel says so. */
-const char *ksym_db_root_refused(void)
+const char *ksym_root_refused(void)
 {
 	const char *l = ksym__lockdown();
 
@@ -79,7 +79,7 @@ static const char *iter_error(int err)
 	}
 }
 
-const char *ksym_db_kmem_error(int err)
+const char *ksym_kmem_error(int err)
 {
 	switch (err) {
 	case EOPNOTSUPP:
@@ -108,15 +108,15 @@ const char *ksym_db_kmem_error(int err)
  * the kernel does not have it (EOPNOTSUPP), a warning where it failed.
  * -EAGAIN: the next source's turn.
  */
-int ksym_db_source_refused(struct ksym_db *db, int err, bool asked, bool *warned,
-			   const char *failed, const char *name, const char *why, const char *next)
+int ksym_rd_refused(struct ksym_reading *rd, int err, bool asked, bool *warned,
+		    const char *failed, const char *name, const char *why, const char *next)
 {
 	if (err == EINTR)
-		return ksym_db_fail(db, EINTR, "interrupted while reading the kernel's symbols");
+		return ksym_rd_fail(rd, EINTR, "interrupted while reading the kernel's symbols");
 	if (asked)
-		return ksym_db_fail(db, err, "%s: %s", failed, why);
-	if (db->opts.verbose && !*warned)
-		(err == EOPNOTSUPP ? ksym_db_note : ksym_db_warn)(db, "%s: %s; %s", name, why, next);
+		return ksym_rd_fail(rd, err, "%s: %s", failed, why);
+	if (rd->opts->verbose && !*warned)
+		(err == EOPNOTSUPP ? ksym_rd_note : ksym_rd_warn)(rd, "%s: %s; %s", name, why, next);
 	*warned = true;
 	return -EAGAIN;
 }
@@ -126,18 +126,18 @@ int ksym_db_source_refused(struct ksym_db *db, int err, bool asked, bool *warned
  * through kcore: no walk in the kernel at all, and no trampoline (they are
  * not in that table). -EAGAIN: try the iterator.
  */
-static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
+static int load_kmem(struct ksym_reading *rd, const struct ksym_parse_opts *po,
 		     struct ksym_table **out)
 {
 	struct ksym_parse_stats *st = po->stats;
 	char denied[128];
 	int err;
 
-	if (db->opts.syms_from == KSYM_SYMS_KALLSYMS || db->opts.syms_from == KSYM_SYMS_ITER ||
+	if (rd->opts->syms_from == KSYM_SYMS_KALLSYMS || rd->opts->syms_from == KSYM_SYMS_ITER ||
 	    !po->text_only)
 		return -EAGAIN;
-	*out = ksym_kmem__load(db->kcore, po);
-	db->phase_ns[KSYM_PH_READ] += st->read_ns;
+	*out = ksym_kmem__load(rd->kcore, po);
+	rd->phase_ns[KSYM_PH_READ] += st->read_ns;
 	if (*out)
 		return 0;
 	err = errno;
@@ -145,11 +145,11 @@ static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
 		snprintf(denied, sizeof(denied), "/proc/kcore refused%s",
 			 geteuid() ? " (run as root)" :
 			 !ksym__capable(CAP_SYS_RAWIO) ? " (CAP_SYS_RAWIO is missing)" :
-			 ksym_db_root_refused());
-	return ksym_db_source_refused(db, err, db->opts.syms_from == KSYM_SYMS_KMEM, &db->kmem_warned,
+			 ksym_root_refused());
+	return ksym_rd_refused(rd, err, rd->opts->syms_from == KSYM_SYMS_KMEM, &rd->kmem_warned,
 				      "cannot read the kernel's symbol table from its memory",
 				      "kernel's symbol table in memory",
-				      err == EACCES || err == EPERM ? denied : ksym_db_kmem_error(err),
+				      err == EACCES || err == EPERM ? denied : ksym_kmem_error(err),
 				      "trying the ksym BPF iterator");
 }
 
@@ -158,25 +158,25 @@ static int load_kmem(struct ksym_db *db, const struct ksym_parse_opts *po,
  * walks the same table without printing it, and sees what kptr_restrict
  * hides). -EAGAIN: read the file instead.
  */
-static int load_iter(struct ksym_db *db, const struct ksym_parse_opts *po,
+static int load_iter(struct ksym_reading *rd, const struct ksym_parse_opts *po,
 		     struct ksym_table **out)
 {
 	struct ksym_parse_stats *st = po->stats;
 	int err;
 
-	if (db->opts.syms_from == KSYM_SYMS_KALLSYMS)
+	if (rd->opts->syms_from == KSYM_SYMS_KALLSYMS)
 		return -EAGAIN;
 	*out = ksym_table__load_iter(po);
-	db->phase_ns[KSYM_PH_READ] += st->read_ns;
-	db->phase_ns[KSYM_PH_PARSE] += st->parse_ns;
+	rd->phase_ns[KSYM_PH_READ] += st->read_ns;
+	rd->phase_ns[KSYM_PH_PARSE] += st->parse_ns;
 	if (*out)
 		return 0;
 	err = errno;
 	if (err != EINTR)
-		snprintf(db->iter_err, sizeof(db->iter_err), "%s", iter_error(err));
-	return ksym_db_source_refused(db, err, db->opts.syms_from == KSYM_SYMS_ITER, &db->iter_warned,
+		snprintf(rd->iter_err, sizeof(rd->iter_err), "%s", iter_error(err));
+	return ksym_rd_refused(rd, err, rd->opts->syms_from == KSYM_SYMS_ITER, &rd->iter_warned,
 				      "cannot read the kernel's symbols through the ksym BPF iterator",
-				      "ksym BPF iterator", db->iter_err, "reading /proc/kallsyms");
+				      "ksym BPF iterator", rd->iter_err, "reading /proc/kallsyms");
 }
 
 const struct ksym_syms_reader ksym_read_kmem = {
@@ -193,13 +193,13 @@ const struct ksym_syms_reader ksym_read_file = {
 static const struct ksym_syms_reader *const live_readers[] = { &ksym_read_kmem, &ksym_read_iter };
 
 /* Read + parse of one file, timed by the loader. */
-int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char *path,
-			   bool text_only, bool index, const struct ksym_parse_opts *filter,
-			   struct ksym_table **out)
+int ksym_rd_file_filtered(struct ksym_reading *rd, enum ksym_format fmt, const char *path,
+			  bool text_only, bool index, const struct ksym_parse_opts *filter,
+			  struct ksym_table **out)
 {
 	struct ksym_parse_stats st = {};
 	struct ksym_parse_opts po = { .sz = sizeof(po), .stats = &st, .text_only = text_only,
-				      .index = index, .stop = db->opts.stop };
+				      .index = index, .stop = rd->opts->stop };
 	bool live;
 	size_t i;
 	int err;
@@ -213,48 +213,48 @@ int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char 
 	/* the live table: its readers first, the file last */
 	live = fmt == KSYM_FMT_KALLSYMS && !strcmp(path, "/proc/kallsyms");
 	for (i = 0; live && i < sizeof(live_readers) / sizeof(live_readers[0]); i++) {
-		err = live_readers[i]->load(db, &po, out);
+		err = live_readers[i]->load(rd, &po, out);
 		if (!err)
-			db->reader = live_readers[i];
+			rd->reader = live_readers[i];
 		if (err != -EAGAIN)
 			return err;
 	}
 	/* read and parsed at once (a second thread reads what the kernel generates) */
 	*out = ksym_table__load(fmt, path, &po);
-	db->phase_ns[KSYM_PH_READ] += st.read_ns;
-	db->phase_ns[KSYM_PH_PARSE] += st.parse_ns;
+	rd->phase_ns[KSYM_PH_READ] += st.read_ns;
+	rd->phase_ns[KSYM_PH_PARSE] += st.parse_ns;
 	if (!*out) {
 		err = -errno;
 		/* the live file's zeros have a cause here; a captured one's, at capture */
 		if (st.all_zero && strncmp(path, "/proc/", 6))
-			return ksym_db_fail(db, EPERM, "%s shows only zero addresses: captured without "
+			return ksym_rd_fail(rd, EPERM, "%s shows only zero addresses: captured without "
 					    "CAP_SYSLOG (run as root) or under kernel.kptr_restrict=2", path);
 		if (st.all_zero && !ksym__capable(CAP_SYSLOG))
-			return ksym_db_fail(db, EPERM, "%s shows only zero addresses: CAP_SYSLOG is missing "
+			return ksym_rd_fail(rd, EPERM, "%s shows only zero addresses: CAP_SYSLOG is missing "
 					    "(run as root; kernel.kptr_restrict shows addresses only with it)",
 					    path);
 		if (st.all_zero)
-			return ksym_db_fail(db, EPERM, "%s shows only zero addresses, even with CAP_SYSLOG: "
+			return ksym_rd_fail(rd, EPERM, "%s shows only zero addresses, even with CAP_SYSLOG: "
 					    "kernel.kptr_restrict=2 hides them from everyone (and the ksym "
 					    "BPF iterator, which sees them: %s)", path,
-					    db->iter_err[0] ? db->iter_err : "not tried");
+					    rd->iter_err[0] ? rd->iter_err : "not tried");
 		if (err == -EINTR)
-			return ksym_db_fail(db, EINTR, "interrupted while reading %s", path);
+			return ksym_rd_fail(rd, EINTR, "interrupted while reading %s", path);
 		if (err == -EFBIG)
-			return ksym_db_fail(db, EFBIG, "%s: larger than %u MiB (no kernel's is): not a "
+			return ksym_rd_fail(rd, EFBIG, "%s: larger than %u MiB (no kernel's is): not a "
 					    "symbol file, or one that never ends", path, KSYM_INPUT_MAX >> 20);
 		if (err == -ENOMEM || err == -E2BIG)
-			return ksym_db_fail(db, -err, "cannot parse %s: %s", path, strerror(-err));
-		return ksym_db_fail(db, -err, "cannot read %s: %s%s", path, strerror(-err),
+			return ksym_rd_fail(rd, -err, "cannot parse %s: %s", path, strerror(-err));
+		return ksym_rd_fail(rd, -err, "cannot read %s: %s%s", path, strerror(-err),
 				    err != -EACCES && err != -EPERM ? "" :
-				    geteuid() ? " (run as root)" : ksym_db_root_refused());
+				    geteuid() ? " (run as root)" : ksym_root_refused());
 	}
 	/* a symbol table without one symbol line is the wrong file, not an empty table */
 	if (!st.symbols && !st.skipped &&
 	    (fmt == KSYM_FMT_KALLSYMS || fmt == KSYM_FMT_SYSTEM_MAP)) {
 		ksym_table__free(*out);
 		*out = NULL;
-		return ksym_db_fail(db, ENODATA, "%s: no symbols in it%s", path,
+		return ksym_rd_fail(rd, ENODATA, "%s: no symbols in it%s", path,
 				    st.malformed ? " (only malformed lines)" : "");
 	}
 	if (st.malformed) {
@@ -264,73 +264,43 @@ int ksym_db_load_file_only(struct ksym_db *db, enum ksym_format fmt, const char 
 		for (i = 0; i < st.malformed && i < KSYM_MAX_BAD_LINES; i++)
 			off += snprintf(lines + off, sizeof(lines) - off, "%s%zu", i ? ", " : "",
 					st.bad_line[i]);
-		ksym_db_warn(db, "%s: %zu malformed lines skipped (line %s%s)", path, st.malformed, lines,
+		ksym_rd_warn(rd, "%s: %zu malformed lines skipped (line %s%s)", path, st.malformed, lines,
 			     st.malformed > KSYM_MAX_BAD_LINES ? ", ..." : "");
 	}
 	return 0;
 }
 
-int ksym_db_load_file(struct ksym_db *db, enum ksym_format fmt, const char *path, bool text_only,
-		      bool index, struct ksym_table **out)
+int ksym_rd_file(struct ksym_reading *rd, enum ksym_format fmt, const char *path, bool text_only,
+		 bool index, struct ksym_table **out)
 {
-	return ksym_db_load_file_only(db, fmt, path, text_only, index, NULL, out);
+	return ksym_rd_file_filtered(rd, fmt, path, text_only, index, NULL, out);
 }
 
-bool ksym_db_live_kallsyms(const struct ksym_db *db)
+bool ksym_opts_live_kallsyms(const struct ksym_db_opts *o)
 {
-	return !db->opts.kallsyms_path && !db->opts.system_map_path && !db->opts.vmlinux_path;
+	return !o->kallsyms_path && !o->system_map_path && !o->vmlinux_path;
 }
 
 /* Where the symbols come from: the files in this order of precedence, else the live file. */
-const char *ksym_db_kallsyms_source(const struct ksym_db *db)
+const char *ksym_opts_kallsyms_path(const struct ksym_db_opts *o)
 {
-	const struct ksym_db_opts *o = &db->opts;
-
 	return o->system_map_path ? o->system_map_path :
 	       o->vmlinux_path	  ? o->vmlinux_path :
 	       o->kallsyms_path	  ? o->kallsyms_path :
 				    "/proc/kallsyms";
 }
 
-/* Every symbol, or text only when it is just for the join. */
-int ksym_db_load_kallsyms(struct ksym_db *db, bool text_only)
+int ksym_rd_elf(struct ksym_reading *rd, const char *path, bool text_only, struct ksym_table **out)
 {
-	const struct ksym_db_opts *o = &db->opts;
-	const char *path = ksym_db_kallsyms_source(db);
-	struct ksym_cache_key key = {};
-	uint64_t t0;
-	int err;
+	struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = text_only };
+	uint64_t t0 = ksym_now_ns();
 
-	if (db->kallsyms)
-		return 0;
-	if (path == o->system_map_path)
-		return ksym_db_load_file(db, KSYM_FMT_SYSTEM_MAP, path, text_only, true, &db->kallsyms);
-	if (path == o->vmlinux_path) {
-		struct ksym_parse_opts po = { .sz = sizeof(po), .text_only = text_only };
-
-		t0 = ksym_now_ns();
-		db->kallsyms = ksym_table__load_elf(o->vmlinux_path, &po);
-		db->phase_ns[KSYM_PH_PARSE] += ksym_now_ns() - t0;
-		if (!db->kallsyms)
-			return ksym_db_fail(db, errno, "cannot load symbols from %s: %s", o->vmlinux_path,
-					    errno == ENODATA ? "no symbol table (stripped)" :
-					    errno == ENOEXEC ? "not an ELF file" : strerror(errno));
-		return 0;
-	}
-	if (path == o->kallsyms_path)
-		return ksym_db_load_file(db, KSYM_FMT_KALLSYMS, path, text_only, true, &db->kallsyms);
-	if (!text_only) {
-		db->kallsyms = ksym_db_cache_get(db, "kallsyms", "/proc/kallsyms", &key);
-		if (db->kallsyms) {
-			db->cached |= KSYM_DB_KALLSYMS;
-			return 0;
-		}
-	}
-	err = ksym_db_load_file(db, KSYM_FMT_KALLSYMS, "/proc/kallsyms", text_only, true, &db->kallsyms);
-	if (err)
-		return err;
-	if (!text_only)
-		ksym_db_cache_put(db, "kallsyms", &key, db->kallsyms, false, false);
+	*out = ksym_table__load_elf(path, &po);
+	rd->phase_ns[KSYM_PH_PARSE] += ksym_now_ns() - t0;
+	if (!*out)
+		return ksym_rd_fail(rd, errno, "cannot load symbols from %s: %s", path,
+				    errno == ENODATA ? "no symbol table (stripped)" :
+				    errno == ENOEXEC ? "not an ELF file" : strerror(errno));
 	return 0;
 }
 

@@ -441,7 +441,7 @@ static int build_load(struct ksym_db *db, const struct ksym_plan_step *s)
 	return 0;
 }
 
-const struct ksym_source ksym_tier_build = {
+const struct ksym_cache_tier ksym_tier_build = {
 	.name = "the build cache",
 	.produces = KSYM_SITES_REBASED,
 	.load = build_load,

@@ -226,7 +226,7 @@ static int run_load(struct ksym_db *db, const struct ksym_plan_step *s)
 	return -EAGAIN;
 }
 
-const struct ksym_source ksym_tier_run = {
+const struct ksym_cache_tier ksym_tier_run = {
 	.name = "/run's cache",
 	.produces = KSYM_SITES_LISTED,
 	.load = run_load,
