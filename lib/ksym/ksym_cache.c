@@ -21,6 +21,7 @@
 
 #include "ksym_internal.h"
 #include "ksym_build.h"
+#include "ksym_res.h"
 
 #define CACHE_MAGIC "KSYMIDX1"
 #define CACHE_VERSION 12	/* 10: the resolve section; 11: its records packed, names

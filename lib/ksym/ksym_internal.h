@@ -353,43 +353,6 @@ static inline uint32_t ksym_fold32(uint64_t x)
 }
 
 /*
- * A cache file's resolve section: planned for a table (sizes, record order,
- * name prefixes), then written into len zeroed bytes (ksym_res_write.c); the
- * first head_len of them are for the caller to check whole, the records check
- * themselves as they are read (ksym_resolve.c).
- */
-struct res_layout;
-
-struct ksym_res_plan {
-	uint32_t buckets, mods;
-	size_t head_len, len;
-	struct res_layout *l;
-};
-
-int ksym_res__plan(const struct ksym_table *t, struct ksym_res_plan *p);
-void ksym_res__write(const struct ksym_table *t, const struct ksym_res_plan *p, char *out);
-void ksym_res__plan_free(struct ksym_res_plan *p);
-
-/* A section read back, its head checked: -EBADMSG where its offsets cannot be. */
-struct ksym_res {
-	const uint32_t *dir, *modoff, *pfxoff;
-	const uint8_t *pfxlen;
-	const char *str, *recs;
-	size_t str_len, rec_len;
-	uint32_t buckets, mods;
-};
-
-int ksym_res__open(struct ksym_res *x, const char *sec, size_t len, size_t head_len,
-		   uint32_t buckets, uint32_t mods);
-/*
- * ksym_table__find_many() over the section, but out[i].name is names[i] (after
- * any "mod:"): the records keep no whole names. The number found, or -EBADMSG
- * at the first damaged record read.
- */
-int ksym_res__find_many(const struct ksym_res *x, const char *const *names, size_t n,
-			struct ksym *out);
-
-/*
  * Cache files (ksym_cache.c), shared with the build cache (ksym_build.c): the
  * checksum; dir/name mapped if it is a private regular file of ours at least
  * min bytes long (NULL with errno); the directory made or checked (ours,

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ksym_internal.h"
+#include "ksym_res.h"
 
 /*
  * A record: these 9 bytes, then addr (4 or 8), size (2 or 4), module (0 or 2)
