@@ -52,8 +52,13 @@ override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE $(CROSS_CFLAGS)
 # One directory per part, dependencies one way, each part compiled with only
 # the include paths of what it may use:
 #   src/ (CLI, service) -> src/engine -> lib/ksym;  bench -> kmodel -> lib/ksym
-KSYM_SRCS := $(wildcard lib/ksym/*.c)
-KSYM_HDRS := $(wildcard lib/ksym/include/ksym/*.h lib/ksym/*.h)
+# libksym's parts, each a folder; a part sees only the headers of the parts
+# below it (docs/architecture.md), so an include against the arrows fails
+KSYM_PARTS := table files site kmem plan cache sources load
+KSYM_SRCS := $(wildcard $(KSYM_PARTS:%=lib/ksym/%/*.c))
+KSYM_HDRS := $(wildcard lib/ksym/include/ksym/*.h $(KSYM_PARTS:%=lib/ksym/%/*.h))
+# every part's headers: for the tests and tools that reach inside
+KSYM_INC := $(KSYM_PARTS:%=-Ilib/ksym/%)
 MODEL_SRCS := kmodel/kmodel.c
 BENCH_SRCS := $(wildcard bench/*.c)
 ENGINE_SRCS := $(wildcard src/engine/*.c)
@@ -75,7 +80,19 @@ LIB_INC := -Ilib/ksym/include
 # libbpf's headers as its build installs them, and its newer UAPI copy
 # (link info, session) than the distribution's linux/bpf.h
 BPF_INC := -I$(OUTPUT) -Ilibbpf/include/uapi
-$(OBJ)/lib/%.o: PART_INC := $(LIB_INC) -Ilib/ksym
+KSYM_INC_table := -Ilib/ksym/table
+KSYM_INC_files := -Ilib/ksym/files $(KSYM_INC_table)
+KSYM_INC_site := -Ilib/ksym/site $(KSYM_INC_table)
+KSYM_INC_kmem := -Ilib/ksym/kmem $(KSYM_INC_site)
+KSYM_INC_plan := -Ilib/ksym/plan
+KSYM_INC_cache := -Ilib/ksym/cache $(KSYM_INC_kmem)
+KSYM_INC_sources := -Ilib/ksym/sources $(KSYM_INC_plan) $(KSYM_INC_kmem)
+KSYM_INC_load := $(KSYM_INC)
+$(foreach p,$(KSYM_PARTS),$(eval $(OBJ)/lib/ksym/$(p)/%.o: PART_INC := $(LIB_INC) $(KSYM_INC_$(p))))
+# (a part's include path, for the test that an include against the arrows fails)
+.PHONY: print-ksym-inc-%
+print-ksym-inc-%:
+	@echo $(LIB_INC) $(KSYM_INC_$*)
 $(OBJ)/kmodel/%.o: PART_INC := $(LIB_INC)
 $(OBJ)/bench/%.o: PART_INC := $(LIB_INC) -Ikmodel -Isrc/common -Isrc/output
 $(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(BPF_INC)
@@ -224,14 +241,14 @@ $(OUTPUT)/data/%: tests/data/%.xz
 # then not linked).
 $(OUTPUT)/obj-asan/%.o: %.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC) -Ilib/ksym -c $< -o $@
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC) $(KSYM_INC) -c $< -o $@
 $(OUTPUT)/libksym-asan.a: $(KSYM_SRCS:%.c=$(OUTPUT)/obj-asan/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(OUTPUT)/tests/%-asan: tests/unit/%.c $(OUTPUT)/libksym-asan.a $(MODEL_SRCS) $(KSYM_HDRS) \
 		$(wildcard kmodel/*.h tests/unit/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(TEST_INC) -Ilib/ksym $< \
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(TEST_INC) $(KSYM_INC) $< \
 		$(MODEL_SRCS) $(OUTPUT)/libksym-asan.a -lcmocka -lelf -pthread -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS) $(wildcard kmodel/*.h tests/unit/*.h)
@@ -242,7 +259,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # running kernel's): its test builds them, with the library's internal header.
 $(OUTPUT)/tests/test_ksym_build $(OUTPUT)/tests/test_ksym_kmem \
 	$(OUTPUT)/tests/test_ksym_ftrace $(OUTPUT)/tests/test_ksym_plan \
-	$(OUTPUT)/tests/test_ksym_site: TEST_INC += -Ilib/ksym
+	$(OUTPUT)/tests/test_ksym_site: TEST_INC += $(KSYM_INC)
 
 # The engine's hand-assembled counter, with libbpf's syscall wrappers.
 HITPROG_INC := -Isrc/engine -Ibpf $(BPF_INC)
@@ -281,7 +298,7 @@ $(OUTPUT)/tests/test_watch-asan: tests/unit/test_watch.c $(WATCH_TEST_SRCS) src/
 
 # The config parser: the service's, with the glob matcher it checks patterns with.
 CONFIG_INC := -Isrc/service -Isrc/engine $(LIB_INC) -Ibpf
-CONFIG_SRCS := src/service/config.c lib/ksym/glob.c
+CONFIG_SRCS := src/service/config.c lib/ksym/table/glob.c
 $(OUTPUT)/tests/test_config: tests/unit/test_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CONFIG_INC) $< $(CONFIG_SRCS) -lcmocka -o $@
@@ -299,7 +316,7 @@ FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter
 
 # (the parsers' ring in 16-byte chunks, the BTF scanner's window 160 bytes: what
 # they read splits everywhere)
-FUZZ_LIB_FLAGS := $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) -Ilib/ksym \
+FUZZ_LIB_FLAGS := $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) $(KSYM_INC) \
 	-DKSYM_RING_CHUNK=16 -DKSYM_RING_CHUNKS=2 -DKSYM_BTF_WIN=160
 $(OUTPUT)/obj-fuzz/%.o: %.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
@@ -319,11 +336,11 @@ $(foreach f,$(FUZZ_FORMATS),$(eval $(call fuzz_format,$(f))))
 # (a fuzzer that includes the file it tests keeps its copy: the archive's is not linked)
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB) -lelf -o $@
+	$(CLANG) $(FUZZ_FLAGS) $(KSYM_INC) $< $(FUZZ_LIB) -lelf -o $@
 
-$(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/glob.c $(KSYM_HDRS)
+$(OUTPUT)/fuzz/fuzz_glob: tests/fuzz/fuzz_glob.c lib/ksym/table/glob.c $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< lib/ksym/glob.c -o $@
+	$(CLANG) $(FUZZ_FLAGS) $< lib/ksym/table/glob.c -o $@
 
 $(OUTPUT)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(CONFIG_SRCS) src/service/config.h $(KSYM_HDRS)
 	@mkdir -p $(@D)
@@ -339,7 +356,7 @@ VM_TOOLS := $(OUTPUT)/tests/forge_build $(OUTPUT)/tests/iter_dump $(OUTPUT)/test
 vm-tools: $(VM_TOOLS)
 $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LIB_INC) -Ilib/ksym -static $< $(OUTPUT)/libksym.a $(LDFLAGS) -lelf -lz \
+	$(CC) $(CFLAGS) $(LIB_INC) $(KSYM_INC) -static $< $(OUTPUT)/libksym.a $(LDFLAGS) -lelf -lz \
 		-lzstd -pthread -o $@
 
 .PHONY: check check-fast check-unit check-host check-vm
@@ -401,7 +418,7 @@ bench-vm: all examples $(OUTPUT)/tests/iter_dump
 # The tool built with ASan/UBSan (dynamic: the sanitizers' runtimes are shared
 # libraries), for the daemon soak; not installed anywhere.
 $(OUTPUT)/ksymattach-asan: $(APP_SRCS) $(KSYM_SRCS) $(APP_HDRS) $(LIBBPF_OBJ) $(OUTPUT)/ksymattach
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC) -Ilib/ksym -Isrc/engine \
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC) $(KSYM_INC) -Isrc/engine \
 		-Isrc/output -Isrc/common -Isrc/service -Ibench -Ikmodel -Ibpf $(BPF_INC) \
 		-DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"' \
 		$(APP_SRCS) $(KSYM_SRCS) $(LIBBPF_OBJ) $(APP_LDLIBS) -o $@

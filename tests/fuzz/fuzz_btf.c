@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../lib/ksym/ksym_kmem.h"
+#include "../../lib/ksym/kmem/ksym_kmem.h"
 
 static const char *const iter_fields[] = { "pos", "value", "type", "name", "module_name",
 					   "exported" };

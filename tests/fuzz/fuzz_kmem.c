@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/ksym/ksym_kmem.h"
+#include "../../lib/ksym/kmem/ksym_kmem.h"
 #include "../unit/kmem_image.h"
 
 static char path[] = "/tmp/ksym-fuzz-kmem.XXXXXX";

@@ -46,10 +46,20 @@ is "${deb%-*}:${ver:-none}" "$ver:$ver" "debian/changelog's upstream version is 
 is "$(sed -n 's/^## \([0-9][0-9.]*\) .*/\1/p' "$top/CHANGELOG.md" | head -n1)" "$ver" \
 	"CHANGELOG.md's newest entry is the library's version"
 # nothing of the tool in the library's header, nothing outside lib/ksym in its sources
-inc=$(grep -h '#include "' "$top"/lib/ksym/*.c "$top"/lib/ksym/*.h "$top"/lib/ksym/include/ksym/*.h |
+inc=$(grep -h '#include "' "$top"/lib/ksym/*/*.c "$top"/lib/ksym/*/*.h "$top"/lib/ksym/include/ksym/*.h |
 	while read -r _ h; do h=${h#\"}; h=${h%\"}; case $h in
 		*/*) echo "$h" ;;	# (../ leaves the part)
-		*) [ -f "$top/lib/ksym/$h" ] || echo "$h" ;;
+		*) ls "$top"/lib/ksym/*/"$h" > /dev/null 2>&1 || echo "$h" ;;
 		esac; done)
-is "$(ls "$top"/lib/ksym/*.c | wc -l | awk '{ print ($1 > 10) }'):$inc" "1:" "libksym includes nothing outside itself"
+is "$(ls "$top"/lib/ksym/*/*.c | wc -l | awk '{ print ($1 > 10) }'):$inc" "1:" "libksym includes nothing outside itself"
+# each part sees the headers of the parts below it only: an include against
+# the arrows (the table including a source's header) fails the build
+printf '#include "ksym_source.h"\n' > "$tmp/probe.c"
+printf '#include "ksym_internal.h"\n' > "$tmp/probe-ok.c"
+inc=$(make -s -C "$top" print-ksym-inc-table)
+(cd "$top" && cc -fsyntax-only $inc "$tmp/probe-ok.c") 2> "$tmp/probe.err"
+ok_rc=$?
+(cd "$top" && cc -fsyntax-only $inc "$tmp/probe.c") 2> "$tmp/probe.err"
+is "$ok_rc:$?:$(grep -c 'ksym_source.h: No such file' "$tmp/probe.err")" "0:1:1" \
+	"libksym's parts: the table sees its own header, not a source's"
 echo "1..$n"
