@@ -214,24 +214,29 @@ static int group_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->unit, y->unit);
 }
 
+/* One series' line: name{comm,unit} and the value, in seconds where it is ns. */
+static void prom_row(FILE *f, const char *name, const char *comm, const char *unit, uint64_t v,
+		     bool seconds)
+{
+	fprintf(f, "%s{comm=\"", name);
+	report__prom_label(f, comm);
+	fputs("\",unit=\"", f);
+	report__prom_label(f, unit);
+	if (seconds)
+		fprintf(f, "\"} %.9g\n", v / 1e9);
+	else
+		fprintf(f, "\"} %" PRIu64 "\n", v);
+}
+
 static void prom_series(FILE *f, const char *name, const char *type, const char *help,
 			const struct group *g, size_t n, size_t off, bool seconds)
 {
 	size_t i;
 
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-	for (i = 0; i < n; i++) {
-		uint64_t v = *(const uint64_t *)((const char *)&g[i] + off);
-
-		fprintf(f, "%s{comm=\"", name);
-		report__prom_label(f, g[i].comm);
-		fputs("\",unit=\"", f);
-		report__prom_label(f, g[i].unit);
-		if (seconds)
-			fprintf(f, "\"} %.9g\n", v / 1e9);
-		else
-			fprintf(f, "\"} %" PRIu64 "\n", v);
-	}
+	for (i = 0; i < n; i++)
+		prom_row(f, name, g[i].comm, g[i].unit,
+			 *(const uint64_t *)((const char *)&g[i] + off), seconds);
 }
 
 static void print_prom(FILE *f, struct kwatch *w, const struct kwatch_print_opts *o)
@@ -301,18 +306,9 @@ static void total_series(FILE *f, const char *name, const char *help, const stru
 	size_t i;
 
 	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
-	for (i = 0; i < n; i++) {
-		uint64_t v = *(const uint64_t *)((const char *)&r[i].sums + off);
-
-		fprintf(f, "%s{comm=\"", name);
-		report__prom_label(f, r[i].comm);
-		fputs("\",unit=\"", f);
-		report__prom_label(f, r[i].unit);
-		if (seconds)
-			fprintf(f, "\"} %.9g\n", v / 1e9);
-		else
-			fprintf(f, "\"} %" PRIu64 "\n", v);
-	}
+	for (i = 0; i < n; i++)
+		prom_row(f, name, r[i].comm, r[i].unit,
+			 *(const uint64_t *)((const char *)&r[i].sums + off), seconds);
 }
 
 int kwatch__print_totals(FILE *f, struct kwatch *w)
