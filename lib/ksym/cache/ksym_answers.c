@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "ksym_internal.h"
+#include "ksym_cachefile.h"
 
 #define ANSWERS_MAGIC "KSYMANS1"
 #define ANSWERS_VERSION 1

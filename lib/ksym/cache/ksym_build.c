@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_cachefile.h"
 #include "ksym_build_fmt.h"
 
 void ksym_build__name(const struct ksym_layout *l, char *buf, size_t len)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ksym_build_fmt.h"
+#include "ksym_cachefile.h"
 
 /*
  * Each entry in its module's group, in offset order: what moving the groups

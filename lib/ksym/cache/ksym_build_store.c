@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ksym_build_fmt.h"
+#include "ksym_cachefile.h"
 
 struct order_ctx {
 	const struct ksym_table *t;

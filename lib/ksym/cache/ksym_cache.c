@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_cachefile.h"
 #include "ksym_build.h"
 #include "ksym_res.h"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_cachefile.h"
 
 static int read_small(const char *path, char *buf, size_t len)
 {

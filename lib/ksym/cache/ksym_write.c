@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ksym_internal.h"
+#include "ksym_cachefile.h"
 
 static int write_all(int fd, const void *p, size_t len)
 {

@@ -17,6 +17,7 @@
 
 #include "ksym_internal.h"
 #include "ksym_build.h"
+#include "ksym_cachefile.h"
 #include "ksym_plan.h"
 #include "ksym_site.h"
 #include "ksym_source.h"
