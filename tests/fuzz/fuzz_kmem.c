@@ -19,7 +19,9 @@
 #include "../../lib/ksym/kmem/ksym_kmem.h"
 #include "../unit/kmem_image.h"
 
-static char path[] = "/tmp/ksym-fuzz-kmem.XXXXXX";
+/* The image's file, unlinked once made: opened again through /proc by each run,
+ * it goes when the fuzzer exits, however it exits. */
+static char path[32];
 static int fd = -1;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,9 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size || size > KIMG_MAX)
 		return 0;
 	if (fd < 0) {
-		fd = mkstemp(path);
-		if (fd < 0)
+		char tmpl[] = "/tmp/ksym-fuzz-kmem.XXXXXX";
+
+		fd = mkstemp(tmpl);
+		if (fd < 0 || unlink(tmpl))
 			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	}
 	kimg_info(info, sizeof(info), KIMG_STEXT,
 		  size > KIMG_ENC ? data[KIMG_ENC] % KIMG_ENC_CNT : KIMG_BASE_RELATIVE);
