@@ -23,15 +23,11 @@
 
 static int kallsyms_for_source(struct ksym_reading *rd, bool text_only, struct ksym_table **out);
 
-struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
+/* What the sources read with points into db: made again wherever db moves. */
+void ksym_db_bind_reading(struct ksym_db *db)
 {
-	struct ksym_db *db = calloc(1, sizeof(*db));
+	const struct ksym_syms_reader *reader = db->rd.reader;
 
-	if (!db)
-		return NULL;
-	memcpy(&db->opts, opts, opts->sz < sizeof(db->opts) ? opts->sz : sizeof(db->opts));
-	db->opts.sz = sizeof(db->opts);
-	db->key_err = 1;
 	db->rd = (struct ksym_reading){
 		.opts = &db->opts,
 		.phase_ns = db->phase_ns,
@@ -41,8 +37,20 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 		.filter = &db->filter,
 		.kallsyms = kallsyms_for_source,
 		.load = db,
-		.reader = &ksym_read_file,
+		.reader = reader ? reader : &ksym_read_file,
 	};
+}
+
+struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
+{
+	struct ksym_db *db = calloc(1, sizeof(*db));
+
+	if (!db)
+		return NULL;
+	memcpy(&db->opts, opts, opts->sz < sizeof(db->opts) ? opts->sz : sizeof(db->opts));
+	db->opts.sz = sizeof(db->opts);
+	db->key_err = 1;
+	ksym_db_bind_reading(db);
 	if (!db->opts.cache_dir)
 		db->opts.cache_dir = KSYM_CACHE_DIR;
 	if (!db->opts.build_cache_dir)

@@ -123,6 +123,8 @@ void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t,
 		      enum ksym_extent e);
 
 /* ksym_db.c */
+/* db->rd pointed at db (at ksym_db__new(), and again where a db is copied) */
+void ksym_db_bind_reading(struct ksym_db *db);
 /* what the db holds freed, the caches it built written first (the db stays) */
 void ksym_db_release(struct ksym_db *db);
 /* the error a plan's refusal stands for */

@@ -103,6 +103,7 @@ static int reload_cold(struct ksym_db *db)
 	ksym_db_release(db);
 	*db = *fresh;
 	free(fresh);
+	ksym_db_bind_reading(db);
 	for (i = 0; i < KSYM_PH_CNT; i++)
 		db->phase_ns[i] += ph[i];
 	return ksym_db__load(db);
