@@ -35,6 +35,8 @@ void ksym_db_bind_reading(struct ksym_db *db)
 		.err_sz = sizeof(db->err),
 		.tracefs = db->tracefs,
 		.filter = &db->filter,
+		.filter_err = db->filter_err,
+		.filtered = db->prefix_cnt || db->name_cnt,
 		.kallsyms = kallsyms_for_source,
 		.load = db,
 		.reader = reader ? reader : &ksym_read_file,
@@ -50,7 +52,6 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	memcpy(&db->opts, opts, opts->sz < sizeof(db->opts) ? opts->sz : sizeof(db->opts));
 	db->opts.sz = sizeof(db->opts);
 	db->key_err = 1;
-	ksym_db_bind_reading(db);
 	if (!db->opts.cache_dir)
 		db->opts.cache_dir = KSYM_CACHE_DIR;
 	if (!db->opts.build_cache_dir)
@@ -59,6 +60,14 @@ struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts)
 	if (db->opts.pattern_cnt && !db->opts.cache_only)
 		ksym_db_match_hash(db);
 	db->filter_err = ksym_db_make_filter(db);
+	/* the patterns as a partial read keeps them, for the sources and the build tier */
+	db->filter = (struct ksym_parse_opts){
+		.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
+		.prefix_cnt = db->prefix_cnt,
+		.names = db->name_cnt ? db->names : NULL,
+		.name_cnt = db->name_cnt,
+	};
+	ksym_db_bind_reading(db);
 	return db;
 }
 
@@ -281,14 +290,6 @@ static int source_step(struct ksym_db *db, const struct ksym_source *src,
 	struct ksym_loaded got = {};
 	int err;
 
-	db->filter = (struct ksym_parse_opts){
-		.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL,
-		.prefix_cnt = db->prefix_cnt,
-		.names = db->name_cnt ? db->names : NULL,
-		.name_cnt = db->name_cnt,
-	};
-	db->rd.filter_err = db->filter_err;
-	db->rd.filtered = db->prefix_cnt || db->name_cnt;
 	err = src->load(&db->rd, s, &got);
 	if (err)
 		return err;

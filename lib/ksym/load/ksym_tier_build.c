@@ -101,7 +101,7 @@ static bool hidden_match(const struct ksym_db *db, const struct ksym_table *t,
 static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_layout *l,
 			bool *partial)
 {
-	struct ksym_parse_opts filter = { .text_only = true };
+	struct ksym_parse_opts filter;
 	struct ksym_table *extra, *all;
 	struct ksym_feed *f;
 	size_t i;
@@ -112,10 +112,8 @@ static int live_modules(struct ksym_db *db, struct ksym_table **t, struct ksym_l
 	err = db->filter_err;
 	if (err)
 		return err;
-	filter.prefixes = db->prefix_cnt ? (const char *const *)db->prefixes : NULL;
-	filter.prefix_cnt = db->prefix_cnt;
-	filter.names = db->name_cnt ? db->names : NULL;
-	filter.name_cnt = db->name_cnt;
+	filter = db->filter;
+	filter.text_only = true;
 	f = ksym_feed__new(&filter, 4096, 256 << 10);
 	if (!f)
 		return -errno;
