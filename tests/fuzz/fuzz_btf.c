@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target for the vmlinux BTF scanner (ksym_btf.c): the input is the
+ * libFuzzer target for the vmlinux BTF scanner (kmem/btf.c): the input is the
  * file. It is scanned for what the iterator and the module reader ask (a
  * function, two structs' fields) through a window of a few hundred bytes (the
  * fuzz build's), twice: no crash, no read past the file, the same answer.

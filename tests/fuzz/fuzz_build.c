@@ -14,7 +14,7 @@
  * here; to write them again:
  *   FUZZ_BUILD_SEEDS=tests/fuzz/corpus/build build/fuzz/fuzz_build
  */
-#include "../../lib/ksym/cache/ksym_build.c"
+#include "../../lib/ksym/cache/build.c"
 
 /*
  * A file the loader takes is root's own, checked for bounds only (as the /run

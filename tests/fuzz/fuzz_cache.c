@@ -5,8 +5,8 @@
  * mutations reach the structural checks behind them (a checksum would stop
  * almost every mutation at the door). Whatever loads must answer queries.
  */
-#include "../../lib/ksym/cache/ksym_cache.c"
-#include "../../lib/ksym/cache/ksym_answers.c"
+#include "../../lib/ksym/cache/run.c"
+#include "../../lib/ksym/cache/answers.c"
 
 static char dir[] = "/tmp/ksym-fuzz-cache.XXXXXX";
 static const char *made;

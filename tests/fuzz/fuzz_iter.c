@@ -6,7 +6,7 @@
  * in small ones, as reads may split it: both must give the same table (or the
  * same refusal), and every symbol kept must be found by its name.
  */
-#include "../../lib/ksym/kmem/ksym_iter.c"
+#include "../../lib/ksym/kmem/iter.c"
 
 static struct ksym_table *read_records(const uint8_t *data, size_t size, size_t piece,
 				       const struct ksym_parse_opts *o, int *errp)

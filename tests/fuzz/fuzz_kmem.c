@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer target for the reader of the kernel's own kallsyms tables in its
- * memory (ksym_kmem.c): the input is that memory, mapped by a kcore-like file
- * whose VMCOREINFO note puts each table where kmem_image.h writes them, and
- * names them as a kernel of the address form the input's KIMG_ENC byte picks
+ * memory (kmem/kallsyms.c): the input is that memory, mapped by a kcore-like
+ * file whose VMCOREINFO note puts each table where kmem_image.h writes them,
+ * and names them as a kernel of the address form the input's KIMG_ENC byte picks
  * does (kimg_build() writes its form there). The seed is such a table
  * (kimg_build() of a dozen symbols, a long name among them). Whatever the
  * bytes, the reader must stay in bounds, and every symbol it keeps must be

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer target for the reader of a module's symbols in kernel memory
- * (ksym_modlive.c): the input is that memory. A kcore-like ELF file maps it at
+ * (kmem/modlive.c): the input is that memory. A kcore-like ELF file maps it at
  * a module-area address; the harness writes the module's name where the
  * layout says (else the reader stops at its first check), and takes the
  * input's first bytes as the pointers and the count inside struct

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * A kernel's kallsyms tables as ksym_kmem.c reads them, written into an
+ * A kernel's kallsyms tables as kmem/kallsyms.c reads them, written into an
  * image of kernel memory, and that image as a kcore-like ELF file whose
  * VMCOREINFO note says where each table is: for the unit test and the fuzzer
  * of the reader (the module reader's fuzzer uses the file writer alone).
@@ -198,7 +198,7 @@ static inline int kimg_info(char *buf, size_t len, uint64_t stext, enum kimg_enc
 			KIMG_AT + KIMG_TOKEN_TABLE, KIMG_AT + KIMG_TOKEN_INDEX, addrs);
 }
 
-/* the machine of the kernels this build reads (ksym_kcore.c refuses another's) */
+/* the machine of the kernels this build reads (kmem/kcore.c refuses others) */
 #if defined(__aarch64__)
 #define KIMG_MACHINE EM_AARCH64
 #else

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The build cache (ksym_build.c): a table stored as offsets for one boot's
+ * The build cache (cache/build.c): a table stored as offsets for one boot's
  * layout, rebased onto another's, must answer every query as a table parsed
  * from that boot's addresses does; a file that is not exactly what was stored
  * must not load. The layouts are made up here: ksym_build__export/import read

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * ftrace's records read from kernel memory and named (ksym_ftrace.c): a chain
+ * ftrace's records read from kernel memory and named (kmem/ftrace.c): a chain
  * of record groups written here as the kernel lays them out, in a kcore-like
  * file (kmem_image.h), read back sorted; chains no kernel makes refused; each
  * record named as tracefs' list names it. The layouts from a kernel's BTF and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The kernel's table read from its memory (ksym_kmem.c), on tables written
+ * The kernel's table read from its memory (kmem/kallsyms.c), on tables written
  * here as the kernel's build writes them (kmem_image.h) into a kcore-like
  * file: every text symbol decoded at its address whichever form of address
  * the kernel wrote, filtered as a text parse filters, and anything else

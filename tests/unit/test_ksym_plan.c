@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The order of sources a load tries (ksym_plan.c), row by row: one row per
+ * The order of sources a load tries (plan/plan.c), row by row: one row per
  * path a load can take, the options and the machine in words, the plan as
  * ksym_plan__str() writes it. Then every combination of the inputs against
  * the rules every plan keeps. No file is read: the plan is a pure function.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Each architecture's reading of a function's entry (ksym_site_x86.c,
- * ksym_site_arm64.c), with bytes seen in real kernels' text; both are checked
+ * Each architecture's reading of a function's entry (site/x86.c,
+ * site/arm64.c), with bytes seen in real kernels' text; both are checked
  * on any machine. Whole kernels' entries against tracefs' lists are checked
  * in the VM tests.
  */

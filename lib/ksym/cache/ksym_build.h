@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The build cache (ksym_build.c): this boot's layout (ksym_layout.c), the
+ * The build cache (build.c): this boot's layout (layout.c), the
  * anchors the site check needs, the file's store and load, and the pruning of
- * the cache directories (ksym_prune.c).
+ * the cache directories (prune.c).
  */
 #ifndef KSYM_BUILD_H
 #define KSYM_BUILD_H
@@ -16,7 +16,7 @@
 #include "ksym_site.h"
 
 /*
- * This boot's layout (ksym_build.c): the kernel's build ID and where its text
+ * This boot's layout (build.c): the kernel's build ID and where its text
  * and each module's text start now. Everything else about a build is the same
  * at every boot.
  */

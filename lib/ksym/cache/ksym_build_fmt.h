@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The build cache's file format, shared by its files: the format and its
- * checks (ksym_build.c), the store (ksym_build_store.c) and the load
- * (ksym_build_load.c).
+ * checks (build.c), the store (build_store.c) and the load
+ * (build_load.c).
  */
 #ifndef KSYM_BUILD_FMT_H
 #define KSYM_BUILD_FMT_H

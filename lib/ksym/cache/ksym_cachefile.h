@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the cache files share, the /run cache's (ksym_cache.c) and the build
- * cache's (ksym_build.c): a part of cache/, declared here rather than in the
+ * What the cache files share, the /run cache's (run.c) and the build
+ * cache's (build.c): a part of cache/, declared here rather than in the
  * table's header.
  */
 #ifndef KSYM_CACHEFILE_H
@@ -14,7 +14,7 @@
 #include "ksym_internal.h"
 
 /*
- * Cache files (ksym_cache.c), shared with the build cache (ksym_build.c): the
+ * Cache files (run.c), shared with the build cache (build.c): the
  * checksum; dir/name mapped if it is a private regular file of ours at least
  * min bytes long (NULL with errno); the directory made or checked (ours,
  * closed to others); a file written whole or not at all; a mapped table's
@@ -29,7 +29,7 @@ int ksym_cache_dir(const char *dir);
 void *ksym_unmap_err(void *map, size_t len, int err);
 /* Whether two keys are the same boot, release, source and modules. */
 bool ksym_cache_key_eq(const struct ksym_cache_key *a, const struct ksym_cache_key *b);
-/* The answers that live in map, held until ksym_answers__free() (ksym_cache.c). */
+/* The answers that live in map, held until ksym_answers__free() (run.c). */
 struct ksym_answers *ksym_answers_of(char *map, size_t len);
 /* The running kernel's cache key, from /proc/modules' text as read already. */
 int ksym_cache__live_key_from(struct ksym_cache_key *key, const char *source, const char *modules);

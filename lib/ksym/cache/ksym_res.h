@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The /run cache file's resolve section, as its file (ksym_cache.c) writes
+ * The /run cache file's resolve section, as its file (run.c) writes
  * and reads it: a part of the cache's format, not of the table; its layout is
  * ksym_res_fmt.h.
  */
@@ -14,9 +14,9 @@
 
 /*
  * A cache file's resolve section: planned for a table (sizes, record order,
- * name prefixes), then written into len zeroed bytes (ksym_res_write.c); the
+ * name prefixes), then written into len zeroed bytes (resolve_write.c); the
  * first head_len of them are for the caller to check whole, the records check
- * themselves as they are read (ksym_resolve.c).
+ * themselves as they are read (resolve.c).
  */
 struct res_layout;
 

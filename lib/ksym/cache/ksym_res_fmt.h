@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The resolve section's format, shared by its writer (ksym_res_write.c) and
- * its reader (ksym_resolve.c).
+ * The resolve section's format, shared by its writer (resolve_write.c) and
+ * its reader (resolve.c).
  *
  * Layout: bucket offsets (buckets + 1, u32) | module name offsets (u32) |
  * prefix offsets (256 u32) | prefix lengths (256 u8) | strings (module names,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The parser's filters (ksym_filter.c), as the parser's loop (ksym_parse.c),
- * the reader (ksym_read.c) and the feed (ksym_feed.c) ask them.
+ * The parser's filters (filter.c), as the parser's loop (parse.c),
+ * the reader (read.c) and the feed (feed.c) ask them.
  */
 #ifndef KSYM_FILTER_H
 #define KSYM_FILTER_H
@@ -16,7 +16,7 @@ int ksym_filters_init(struct parser *ps);
 
 /*
  * Whether the name [name, name + len) starts with one of the prefixes asked
- * for or is one of the names (ksym_filter.c). No filter: everything is kept.
+ * for or is one of the names (filter.c). No filter: everything is kept.
  */
 bool ksym_keep_name(const struct parser *ps, const char *name, size_t len);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A symbol file's line read as spans of its input, shared by the parser's loop
- * (ksym_parse.c) and the line parser (ksym_lex.c). The kernel's own
+ * (parse.c) and the line parser (lex.c). The kernel's own
  * "%px %c %s" is read inline, eight bytes a step; every other line goes to
  * ksym_parse_line().
  */

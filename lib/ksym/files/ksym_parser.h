@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The parser's state, shared by the parser (ksym_parse.c), its filters
- * (ksym_filter.c, ksym_filter.h), the feed (ksym_feed.c) and the reader
- * (ksym_read.c).
+ * The parser's state, shared by the parser (parse.c), its filters
+ * (filter.c, ksym_filter.h), the feed (feed.c) and the reader
+ * (read.c).
  */
 #ifndef KSYM_PARSER_H
 #define KSYM_PARSER_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The ksym iterator's program (ksym_iter_prog.c) and its reader
- * (ksym_iter.c) share the records the program writes.
+ * The ksym iterator's program (iter_prog.c) and its reader
+ * (iter.c) share the records the program writes.
  */
 #ifndef KSYM_ITER_H
 #define KSYM_ITER_H

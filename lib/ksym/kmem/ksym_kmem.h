@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The running kernel's memory read through kcore: the types from its BTF
- * (ksym_btf.c), its modules (ksym_modlive.c), its kallsyms table
- * (ksym_kmem.c), ftrace's records (ksym_ftrace.c) and VMCOREINFO.
+ * (btf.c), its modules (modlive.c), its kallsyms table
+ * (kallsyms.c), ftrace's records (ftrace.c) and VMCOREINFO.
  */
 #ifndef KSYM_KMEM_H
 #define KSYM_KMEM_H
@@ -14,7 +14,7 @@
 #include "ksym_internal.h"
 
 /*
- * Raw vmlinux BTF (ksym_btf.c): FUNC func's id (0: none; func may be NULL) and,
+ * Raw vmlinux BTF (btf.c): FUNC func's id (0: none; func may be NULL) and,
  * for each of s, whether a struct of that name is there, its size and its
  * fields' byte offsets (-1: none, or a bitfield). -EOPNOTSUPP: a BTF kind
  * newer than this code, so nothing past it can be read.
@@ -44,7 +44,7 @@ uint64_t ksym_kcore__text_base(const struct ksym_kcore *kc);
 
 /*
  * A loaded module's symbols as /proc/kallsyms lists them, from the kernel's
- * own tables through kcore (ksym_modlive.c). The offsets are the build's
+ * own tables through kcore (modlive.c). The offsets are the build's
  * (from its BTF, kept in the build cache); -1 in any: unknown.
  */
 enum { KSYM_MOD_NAME, KSYM_MOD_KALLSYMS, KSYM_MODK_SYMTAB, KSYM_MODK_NUM, KSYM_MODK_STRTAB,
@@ -79,7 +79,7 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
 			  uint64_t at, const struct ksym_mod_exports *ex, struct ksym_feed *f);
 
 /*
- * The running kernel's text symbols from its own tables through kc (ksym_kmem.c;
+ * The running kernel's text symbols from its own tables through kc (kallsyms.c;
  * NULL: /proc/kcore opened for it), as /proc/kallsyms lists them but for the
  * trampolines and BPF programs listed after the modules. opts must ask for
  * text only (EINVAL). NULL with errno: EOPNOTSUPP no kallsyms in VMCOREINFO
@@ -90,7 +90,7 @@ int ksym_modlive__read_at(struct ksym_kcore *kc, const struct ksym_mod_btf *b, c
  */
 struct ksym_table *ksym_kmem__load(struct ksym_kcore *kc, const struct ksym_parse_opts *opts);
 /*
- * Each loaded module's text symbols into f, in the list's order (ksym_kmem_mods.c);
+ * Each loaded module's text symbols into f, in the list's order (modules.c);
  * heads: every vmlinux symbol called "modules", the list's head among them.
  * -ESTALE: the list changed under the walk.
  */
@@ -113,7 +113,7 @@ struct ksym_table *ksym_kmem__load_vars(struct ksym_kcore *kc, const struct ksym
 /*
  * The traceable functions as tracefs' available_filter_functions_addrs lists
  * them (KSYM_FMT_FUNCS_ADDRS: each record's address and its function's name),
- * from ftrace's records in memory through kc (ksym_ftrace.c); opts give only
+ * from ftrace's records in memory through kc (ftrace.c); opts give only
  * stop. *syms (may be NULL): the kernel's text symbols the names came from.
  * NULL with errno: ksym_kmem__load()'s, and ENODATA no ftrace records (no
  * ftrace_pages_start), ENOEXEC their layout not in the kernel's BTF (or no

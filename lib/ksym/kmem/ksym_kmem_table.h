@@ -2,8 +2,8 @@
 /*
  * vmlinux's kallsyms table in kernel memory, as its readers share it: where
  * VMCOREINFO says its parts are, the compressed names read front to back
- * (ksym_kmem_names.c), and the form its addresses take (ksym_kmem_form.c).
- * The walk over it is ksym_kmem.c's.
+ * (kallsyms_names.c), and the form its addresses take (kallsyms_form.c).
+ * The walk over it is kallsyms.c's.
  */
 #ifndef KSYM_KMEM_TABLE_H
 #define KSYM_KMEM_TABLE_H

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * struct ksym_db, shared by the files of the load. Each depends only on
- * those after it: the walk of matches (ksym_match.c), the coordinator
- * (ksym_db.c), the flush (ksym_flush.c), the build tier (ksym_tier_build.c),
- * the /run tier (ksym_tier_run.c), the patterns' filter (ksym_patterns.c),
- * and the state they all write (ksym_state.c). Nothing outside them sees it.
+ * those after it: the walk of matches (match.c), the coordinator
+ * (db.c), the flush (flush.c), the build tier (build_cache.c),
+ * the /run tier (run_cache.c), the patterns' filter (patterns.c),
+ * and the state they all write (state.c). Nothing outside them sees it.
  * The sources and the readers of the kernel's symbols are below it
  * (ksym_source.h): they never see it.
  */
@@ -47,7 +47,7 @@ struct ksym_db {
 	} tier;
 	enum ksym_extent extent;
 	unsigned int cached;		/* KSYM_DB_* served from /run's cache */
-	struct ksym_site_check check;	/* how a function's site is found (ksym_site.c) */
+	struct ksym_site_check check;	/* how a site is found (site/site.c) */
 
 	/* what the machine offers, looked at once */
 	struct ksym_kcore *kcore;
@@ -59,7 +59,7 @@ struct ksym_db {
 	struct ksym_reading rd;
 	struct ksym_parse_opts filter;	/* the patterns' prefixes and names, for rd */
 
-	/* what the patterns can match (ksym_patterns.c) */
+	/* what the patterns can match (patterns.c) */
 	char **prefixes;		/* name prefixes of the globs, for a partial read */
 	size_t prefix_cnt, own_prefixes;
 	const char **names;		/* the patterns without wildcards */
@@ -72,11 +72,11 @@ struct ksym_db {
 	char match_hash[17];
 	char run_match[24];
 
-	/* the /run tier (ksym_tier_run.c): this boot's key, read once */
+	/* the /run tier (run_cache.c): this boot's key, read once */
 	struct ksym_cache_key key;
 	int key_err;			/* 1: not read yet */
 	struct ksym_cache_key funcs_key; /* the key, once a step looked in /run */
-	/* tables to write at the flush (ksym_flush.c) */
+	/* tables to write at the flush (flush.c) */
 	struct {
 		const char *name;
 		const struct ksym_table *t;
@@ -87,7 +87,7 @@ struct ksym_db {
 	} pending[3];
 	int pending_cnt;
 
-	/* the build tier (ksym_tier_build.c) */
+	/* the build tier (build_cache.c) */
 	char build_file[100];		/* the build cache file used */
 	dev_t build_dev;		/* the file used: removed only if still it */
 	ino_t build_ino;
@@ -112,7 +112,7 @@ struct ksym_cache_tier {
 
 extern const struct ksym_cache_tier ksym_tier_run, ksym_tier_build;
 
-/* ksym_state.c: the load's words and state */
+/* state.c: the load's words and state */
 /* db->err set, and -err returned: the load's error */
 int ksym_db_fail(struct ksym_db *db, int err, const char *fmt, ...);
 /* one line to opts.warn or opts.note, else to stderr */
@@ -122,7 +122,7 @@ void ksym_db_note(const struct ksym_db *db, const char *fmt, ...);
 void ksym_db_set_from(struct ksym_db *db, enum ksym_origin o, enum ksym_tier t,
 		      enum ksym_extent e);
 
-/* ksym_db.c */
+/* db.c */
 /* db->rd pointed at db (at ksym_db__new(), and again where a db is copied) */
 void ksym_db_bind_reading(struct ksym_db *db);
 /* what the db holds freed, the caches it built written first (the db stays) */
@@ -130,11 +130,11 @@ void ksym_db_release(struct ksym_db *db);
 /* the error a plan's refusal stands for */
 int ksym_db_refuse(struct ksym_db *db, enum ksym_refusal r);
 
-/* ksym_db.c: the kernel's symbols as the load keeps them */
+/* db.c: the kernel's symbols as the load keeps them */
 /* db->kallsyms: every symbol, or text only when it is just for a join */
 int ksym_db_load_kallsyms(struct ksym_db *db, bool text_only);
 
-/* ksym_patterns.c */
+/* patterns.c */
 void ksym_db_match_hash(struct ksym_db *db);
 /* what t's entries the patterns match, as a table (NULL and errno 0: most of t) */
 struct ksym_table *ksym_db_pattern_subset(const struct ksym_db *db, const struct ksym_table *t,
@@ -144,7 +144,7 @@ int ksym_db_make_filter(struct ksym_db *db);
 /* a glob over vmlinux without a prefix, or no pattern: the whole table */
 bool ksym_db_whole_patterns(const struct ksym_db *db);
 
-/* ksym_tier_run.c: get, put, invalidate */
+/* run_cache.c: get, put, invalidate */
 /* /proc/modules' text, read once ("" where there is none) */
 const char *ksym_db_modules(struct ksym_db *db);
 void ksym_db_cache_stat(const char *dir, const char *name, struct stat *st);
@@ -163,7 +163,7 @@ void ksym_db_funcs_put(struct ksym_db *db, enum ksym_origin o, const struct ksym
 /* pending entry i written (at the flush) */
 int ksym_db_store_run(struct ksym_db *db, int i, const struct ksym_table *t, const char **name);
 
-/* ksym_tier_build.c: get (ksym_tier_build), put, invalidate */
+/* build_cache.c: get (ksym_tier_build), put, invalidate */
 /* ftrace's callers and the text bounds in t */
 void ksym_db_find_anchors(const struct ksym_table *t, uint64_t a[KSYM_ANCHOR_CNT]);
 /* the anchors read live, for a table that has none (tracefs' list) */
@@ -181,7 +181,7 @@ void ksym_db_build_invalidate(struct ksym_db *db, const char *why);
 int ksym_db_site_loc(struct ksym_db *db, struct ksym_site_check *c, const struct ksym *sym,
 		     uint64_t *loc);
 
-/* ksym_db.c: where tracefs is: 0, -EACCES (db->tracefs_denied) or -ENOENT */
+/* db.c: where tracefs is: 0, -EACCES (db->tracefs_denied) or -ENOENT */
 int ksym_db_find_tracefs(struct ksym_db *db);
 
 #endif

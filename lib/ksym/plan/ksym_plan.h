@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What a load of the traceable functions tries, in what order: a pure
- * function of the options and of what the machine offers (ksym_plan.c).
- * ksym_db.c gathers the facts, asks for the plan and runs its steps; each
+ * function of the options and of what the machine offers (plan.c).
+ * load/db.c gathers the facts, asks for the plan and runs its steps; each
  * step loads the table or says "not mine" (-EAGAIN) and the next is tried.
  */
 #ifndef KSYM_PLAN_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Whether a function has an ftrace site, and where: looked up in a list of
- * sites, or read in the kernel's text through kcore (ksym_site.c), with the
- * architecture's facts about that text (ksym_site_x86.c, ksym_site_arm64.c).
+ * sites, or read in the kernel's text through kcore (site.c), with the
+ * architecture's facts about that text (x86.c, arm64.c).
  */
 #ifndef KSYM_SITE_H
 #define KSYM_SITE_H
@@ -83,7 +83,7 @@ void ksym_site__bounds_from(struct ksym_site_check *c, const uint64_t *anchors);
 
 /*
  * Where a listed site's function starts, kept in the entry's flags as a site
- * table is written from kallsyms' symbols (ksym_flush.c): the architecture's
+ * table is written from kallsyms' symbols (load/flush.c): the architecture's
  * smaller or larger offset before the site (x86-64: 0 or ENDBR64's 4; arm64:
  * 4 or 8). Neither bit: not known, as in tracefs' list of sites.
  */

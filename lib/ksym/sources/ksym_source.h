@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The sources of traceable functions (ksym_src_*.c) and the readers of the
- * kernel's symbols (ksym_syms.c), below the load (ksym_db.h). A source reads
+ * The sources of traceable functions (this folder) and the readers of the
+ * kernel's symbols (syms.c), below the load (ksym_db.h). A source reads
  * with what the load hands it, a struct ksym_reading, and returns what it read
  * as a struct ksym_loaded, or "not mine" (-EAGAIN): it never sees the load,
  * its caches or its state. The load asks the cache tiers first, runs the
@@ -87,7 +87,7 @@ extern const struct ksym_source ksym_src_ftrace, ksym_src_kcore, ksym_src_tracef
  * in, or -ENOENT. */
 int ksym_tracefs_find(const char *given, char *dir, size_t dir_sz, const char **denied);
 
-/* ksym_reading.c: a read's words */
+/* reading.c: a read's words */
 /* one line to fn, else to stderr behind prefix */
 void ksym_vsay(void (*fn)(const char *), const char *prefix, const char *fmt, va_list ap);
 /* rd->err set, and -err returned */
@@ -100,7 +100,7 @@ void ksym_rd_note(const struct ksym_reading *rd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * A reader of the running kernel's kallsyms table (ksym_syms.c), tried in
+ * A reader of the running kernel's kallsyms table (syms.c), tried in
  * order: the kernel's table in memory, the ksym BPF iterator, /proc/kallsyms.
  * Each gives names and addresses; they differ in whether the table lists
  * ftrace's and BPF's trampolines, which the site check must know. load()
@@ -115,7 +115,7 @@ struct ksym_syms_reader {
 
 extern const struct ksym_syms_reader ksym_read_kmem, ksym_read_iter, ksym_read_file;
 
-/* ksym_syms.c: the kernel's symbols */
+/* syms.c: the kernel's symbols */
 /* why root was refused a kernel file, as " (...)" */
 const char *ksym_root_refused(void);
 /* why the kernel's table could not be read from memory (errno) */

@@ -203,7 +203,7 @@ static inline void ksym_fill(const struct ksym_table *t, const struct ksym_ent *
 	out->flags = ksym_ent_flags(t, e);
 }
 
-/* The table's address keys, built at the first lookup by address (ksym_table.c). */
+/* The table's address keys, built at the first lookup by address (table.c). */
 const struct ksym_akeys *ksym_akeys_get(const struct ksym_table *t);
 
 /* A function's kallsyms type: t/T, or w/W for a weak one. */
@@ -280,7 +280,7 @@ static inline uint32_t ksym_index_next(const struct ksym_table *t, uint32_t v)
 }
 
 /*
- * Arrays that may be large (ksym_mem.c): a MiB and more in huge pages where
+ * Arrays that may be large (mem.c): a MiB and more in huge pages where
  * the kernel allows them. Zeroed when allocated; realloc and free must be
  * given the size last asked for.
  */
@@ -296,7 +296,7 @@ int ksym_index_build(struct ksym_index *ix, const struct ksym_table *t);
 void ksym_index_free(struct ksym_index *ix);
 
 /*
- * A KALLSYMS table fed symbol by symbol (ksym_feed.c), filtered as a parse
+ * A KALLSYMS table fed symbol by symbol (files/feed.c), filtered as a parse
  * with opts would: for the ksym iterator's records (names without a NUL in
  * them). A symbol the file format could not hold is counted malformed.
  * ents/arena: sizes to start from.

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The traceable functions of the running kernel (or of files given), loaded
- * as a plan says (ksym_plan.c): each step a source or a cache tier, tried in
+ * as a plan says (plan/plan.c): each step a source or a cache tier, tried in
  * order until one serves, each "not mine" passing to the next. Where the
  * functions came from is one value (origin, tier); a function's site is then
- * found by the check that value calls for (ksym_site.c). The tiers are
- * ksym_tier_*.c; the sources, ksym_src_*.c, read with what this file hands
- * them (ksym_source.h) and return what they read, which this file keeps in
- * the tiers; what a load leaves for later runs is written at ksym_db__flush()
- * (ksym_flush.c).
+ * found by the check that value calls for (site/site.c). The tiers are
+ * run_cache.c and build_cache.c; the sources (sources/) read with what this
+ * file hands them (ksym_source.h) and return what they read, which this file
+ * keeps in the tiers; what a load leaves for later runs is written at
+ * ksym_db__flush()
+ * (flush.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -364,7 +365,7 @@ static int load_blacklist(struct ksym_db *db)
 }
 
 /* Every symbol, or text only when it is just for the join: from /run where it
- * keeps them, else read (ksym_syms.c) and kept there. */
+ * keeps them, else read (sources/syms.c) and kept there. */
 int ksym_db_load_kallsyms(struct ksym_db *db, bool text_only)
 {
 	const struct ksym_db_opts *o = &db->opts;

@@ -6,11 +6,11 @@
  * same at every boot of a build. The file holds offsets only, never a boot's
  * addresses (they would tell its reader the slide), grouped by base: vmlinux,
  * then each module with its own build ID. A boot's first run finds its bases
- * (ksym_layout.c), adds them, and puts the groups in address order: the name
+ * (layout.c), adds them, and puts the groups in address order: the name
  * index in the file follows by a shift per group.
  *
  * Here: the file's name and checks, and its export and import across nodes.
- * The store is ksym_build_store.c, the load ksym_build_load.c, the format
+ * The store is build_store.c, the load build_load.c, the format
  * they share ksym_build_fmt.h.
  */
 #include <errno.h>

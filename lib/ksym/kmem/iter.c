@@ -10,7 +10,7 @@
  * kernel.kptr_restrict=2 shows zeros even to root.
  *
  * This file reads the records and feeds them to a table; the program that
- * writes them is ksym_iter_prog.c's.
+ * writes them is iter_prog.c's.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * ftrace's records, read from the kernel's memory and named from its table
- * (ksym_ftrace.c): the whole table of sites as tracefs lists it, without the
+ * (kmem/ftrace.c): the whole table of sites as tracefs lists it, without the
  * kernel naming each record.
  */
 #include <errno.h>
@@ -26,7 +26,7 @@ static const char *ftrace_error(int err)
 
 /*
  * The whole table as tracefs' list of sites has it, from ftrace's records
- * and the kernel's symbol table in memory (ksym_ftrace.c): the list without
+ * and the kernel's symbol table in memory (kmem/ftrace.c): the list without
  * the kernel naming each record (430-505 ms of a cold -p '*' in the TCG
  * guest). The kernel's table comes with it, for the anchors. -EAGAIN: the
  * next source's turn.

@@ -3,8 +3,8 @@
  * Kernel memory through /proc/kcore (or a core file of the same form): its
  * ELF segments, read through a window that serves the next reads nearby.
  * The text read here answers whether a function has an ftrace site
- * (ksym_site.c), and the kernel's own tables are read from its data
- * (ksym_kmem.c, ksym_ftrace.c, ksym_modlive.c).
+ * (site/site.c), and the kernel's own tables are read from its data
+ * (kallsyms.c, ftrace.c, modlive.c).
  */
 #include <elf.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * What a read leaves in words: its error, and the warnings and notes that go
  * to the caller's functions (ksym_db_opts.warn, .note), else to stderr. The
- * load's own words (ksym_state.c) are said the same way.
+ * load's own words (load/state.c) are said the same way.
  */
 #include <stdarg.h>
 #include <stdio.h>

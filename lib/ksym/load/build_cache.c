@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The build tier: a table of sites per kernel build, kept across boots
- * (ksym_build.c), rebased onto this boot and each site confirmed in the text
+ * (cache/build.c), rebased onto this boot and each site confirmed in the text
  * when used. Get rebases it, with the modules it does not know read live;
  * put writes what a cold run confirmed; a file found wrong is removed with
  * the pattern sets made from it.
@@ -94,7 +94,7 @@ static bool hidden_match(const struct ksym_db *db, const struct ksym_table *t,
 
 /*
  * The loaded modules the build cache does not know, from the kernel's own
- * tables (ksym_modlive.c), filtered by the patterns, joined to *t. Only what
+ * tables (kmem/modlive.c), filtered by the patterns, joined to *t. Only what
  * the patterns can match is read: the /run cache, which later runs take for
  * the whole table, is then not written.
  */
@@ -369,7 +369,7 @@ void ksym_db_build_store(struct ksym_db *db, const struct ksym_table *checked,
 		ksym_layout__free(&l);
 		return;
 	}
-	/* for the boots that find a module the file does not know (ksym_modlive.c) */
+	/* boots that find a module the file does not know (kmem/modlive.c) */
 	l.mod_btf_known = !ksym_modlive__btf(&l.mod_btf);
 	err = ksym_build__store(db->opts.build_cache_dir, &l, checked, anchors, "kallsyms+kcore");
 	ksym_build__name(&l, name, sizeof(name));

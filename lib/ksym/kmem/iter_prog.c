@@ -6,7 +6,7 @@
  * bpf syscall, not a libbpf object: an object's load probes kernel features
  * and parses all of vmlinux BTF for its relocations, which cost more than the
  * walk saves (75-105 ms in the project's TCG guest). What it needs from BTF is
- * one function's id and six field offsets (ksym_btf.c).
+ * one function's id and six field offsets (btf.c).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -113,7 +113,7 @@ static int checked_table(struct ksym_db *db, const struct ksym_table *cand,
 /*
  * A whole checked table left with only the sites tracefs lists, where it
  * lists addresses (Linux >= 6.5): the kcore check's look-alikes (a NOP of
- * another kind at a function's entry) each cost a link, as ksym_plan.c
+ * another kind at a function's entry) each cost a link, as plan/plan.c
  * says, and a cache keeps them for every later run. Without that list, *t as
  * it is.
  */
@@ -154,7 +154,7 @@ static void exact_sites(struct ksym_db *db, struct ksym_table **t)
 
 /*
  * The whole table from tracefs' list of sites, read live where kcore is open
- * (as ksym_plan.c orders it): exact, and a build cache for the next boots once it
+ * (as plan.c orders it): exact, and a build cache for the next boots once it
  * has the anchors the list lacks.
  */
 static bool sites_whole(const struct ksym_db *db, int i)

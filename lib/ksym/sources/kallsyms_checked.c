@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * kallsyms' text symbols as candidates, read as far as the patterns go, each
- * checked in the kernel's text when asked for (ksym_site.c).
+ * checked in the kernel's text when asked for (site/site.c).
  */
 #include <errno.h>
 

@@ -5,7 +5,7 @@
  * of every traceable function (past an ENDBR64 where the kernel is built with
  * IBT) and ftrace turned each into a 5-byte NOP, or a call to a trampoline
  * while something traces it. Another architecture's site check is a file
- * like this one (ksym_site_arm64.c).
+ * like this one (arm64.c).
  */
 #include <errno.h>
 #include <stdbool.h>

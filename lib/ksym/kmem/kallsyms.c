@@ -11,11 +11,11 @@
  * addresses as kallsyms_offsets (with _relative_base before 7.0) or, without
  * CONFIG_KALLSYMS_BASE_RELATIVE, kallsyms_addresses. Which of the kernels'
  * forms the offsets take is not written anywhere: the one that puts _stext
- * where VMCOREINFO says is used (ksym_kmem_form.c). Read here, a name is
+ * where VMCOREINFO says is used (kallsyms_form.c). Read here, a name is
  * expanded only as far as the filter needs to see (its first bytes, for a
- * prefix; ksym_kmem_names.c reads and expands them), and a module's symbols
- * come from its struct module (ksym_modlive.c), found on the kernel's own
- * list of them (ksym_kmem_mods.c).
+ * prefix; kallsyms_names.c reads and expands them), and a module's symbols
+ * come from its struct module (modlive.c), found on the kernel's own
+ * list of them (modules.c).
  *
  * What this cannot see, the walks list after the modules: ftrace's and BPF's
  * trampolines, BPF programs. Only text symbols are fed.

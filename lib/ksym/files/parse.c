@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * One pass over a symbol file: each line is read as spans of the input
- * (ksym_lex.h), passed through the filters (ksym_filter.c), and the name of
+ * (ksym_lex.h), passed through the filters (filter.c), and the name of
  * each line kept is copied to the front of the table's strings, so a symbol
  * costs one 24-byte entry and its name. The parser is fed a file piece by
- * piece (ksym_read.c reads it), a buffer whole (ksym_table__parse()), or one
- * symbol at a time (ksym_feed.c).
+ * piece (read.c reads it), a buffer whole (ksym_table__parse()), or one
+ * symbol at a time (feed.c).
  */
 #include <errno.h>
 #include <stdlib.h>

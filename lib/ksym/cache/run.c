@@ -3,11 +3,11 @@
  * The persisted index. The file is the table itself (entries, module offsets,
  * name index, strings), mapped read-only and used in place: a warm start costs
  * an open, an mmap and one checksum pass, no parsing. After the table comes a
- * resolve section (ksym_resolve.c), from which a list of names is resolved
+ * resolve section (resolve.c), from which a list of names is resolved
  * without the table. A list's answers, as a later run of the same list wants
- * them, are a file of their own (ksym_answers.c); it and the resolve section
+ * them, are a file of their own (answers.c); it and the resolve section
  * hand answers back in the mapping they live in (struct ksym_answers, here).
- * The key is ksym_cache_key.c's, and ksym_write.c writes the files.
+ * The key is key.c's, and write.c writes the files.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The kernel's symbols, the kallsyms table: from its table in memory through
- * kcore (ksym_kmem.c), through the ksym BPF iterator (ksym_iter.c), or from
+ * kcore (kmem/kallsyms.c), through the ksym BPF iterator (kmem/iter.c), or from
  * /proc/kallsyms, tried in that order, each "not mine" saying why; or from a
  * file given (kallsyms, System.map, vmlinux). And the words for what refused
  * a read: lockdown, a missing capability, a kernel without the feature.

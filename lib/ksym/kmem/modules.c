@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The loaded modules' text symbols from kernel memory: the module list walked
- * from its head ("modules", found in vmlinux's table by ksym_kmem.c), each
+ * from its head ("modules", found in vmlinux's table by kallsyms.c), each
  * struct module laid out as the kernel's BTF says, its exports read to case
- * the types as /proc/kallsyms does, its symbols read by ksym_modlive.c.
+ * the types as /proc/kallsyms does, its symbols read by modlive.c.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * resolution. The records are arrays in kernel memory, chained from
  * ftrace_pages_start (struct ftrace_page, struct dyn_ftrace; their layouts
  * from the kernel's BTF), and the names are the kernel's own table, which
- * ksym_kmem.c reads in the same walk that finds the chain's head.
+ * kallsyms.c reads in the same walk that finds the chain's head.
  *
  * A record is named as the kernel's list names it: the text symbol at or
  * before its address (the first of several at one address), at most an

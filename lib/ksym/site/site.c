@@ -3,8 +3,8 @@
  * Whether a function has an ftrace site, and where. A list of sites
  * (tracefs', a cache's) says so itself. kallsyms' text symbols say nothing:
  * each is read in the kernel's text through kcore, 16 bytes, and the site is
- * what the architecture's compiler and ftrace leave there (ksym_site_x86.c,
- * ksym_site_arm64.c).
+ * what the architecture's compiler and ftrace leave there (x86.c,
+ * arm64.c).
  * tracefs' lists cost the kernel an address-to-name lookup per line, while
  * /proc/kallsyms reads in about 0.7 of the time; the text answers the rest.
  * A call found at a site must go to a trampoline: what counts as one, and

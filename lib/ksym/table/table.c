@@ -2,8 +2,8 @@
 /*
  * The table: put in address order once parsed (ksym_table__finish()), its
  * address keys, its entries by position, and its end. Its lookups are
- * ksym_lookup.c, its name index ksym_index.c, tables made from tables
- * ksym_join.c.
+ * lookup.c, its name index index.c, tables made from tables
+ * join.c.
  */
 #include <errno.h>
 #include <stdio.h>
