@@ -128,7 +128,8 @@ static int write_outputs(const struct ksa_config *c, struct out *o)
 /* After the window: running totals every interval, until told to stop. */
 static int keep_watching(const struct ksa_config *c, struct out *o, const volatile sig_atomic_t *stop)
 {
-	uint64_t next = mono_ns();
+	/* the window's end wrote the file: the first rewrite is an interval on */
+	uint64_t next = mono_ns() + (uint64_t)(c->interval_s * 1e9);
 	int e = 0;
 
 	notify__sendf("STATUS=boot record written; exporting running totals every %.0f s",
