@@ -54,7 +54,7 @@ override CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE $(CROSS_CFLAGS)
 #   src/ (CLI, service) -> src/engine -> lib/ksym;  bench -> kmodel -> lib/ksym
 # libksym's parts, each a folder; a part sees only the headers of the parts
 # below it (docs/architecture.md), so an include against the arrows fails
-KSYM_PARTS := table files site kmem plan cache sources load
+KSYM_PARTS := table files btf site kmem plan cache sources load
 KSYM_SRCS := $(wildcard $(KSYM_PARTS:%=lib/ksym/%/*.c))
 KSYM_HDRS := $(wildcard lib/ksym/include/ksym/*.h $(KSYM_PARTS:%=lib/ksym/%/*.h))
 # every part's headers: for the tests and tools that reach inside
@@ -82,8 +82,9 @@ LIB_INC := -Ilib/ksym/include
 BPF_INC := -I$(OUTPUT) -Ilibbpf/include/uapi
 KSYM_INC_table := -Ilib/ksym/table
 KSYM_INC_files := -Ilib/ksym/files $(KSYM_INC_table)
+KSYM_INC_btf := -Ilib/ksym/btf $(KSYM_INC_table)
 KSYM_INC_site := -Ilib/ksym/site $(KSYM_INC_table)
-KSYM_INC_kmem := -Ilib/ksym/kmem $(KSYM_INC_site)
+KSYM_INC_kmem := -Ilib/ksym/kmem $(KSYM_INC_site) -Ilib/ksym/btf
 KSYM_INC_plan := -Ilib/ksym/plan
 KSYM_INC_cache := -Ilib/ksym/cache $(KSYM_INC_kmem)
 KSYM_INC_sources := -Ilib/ksym/sources $(KSYM_INC_plan) $(KSYM_INC_kmem)
@@ -218,7 +219,7 @@ run: $(OUTPUT)/ksymattach
 
 # Tests: unit (plain and ASan/UBSan), host CLI, the VM suite on both kernels.
 # The unit tests link the library as agents do; the sanitized ones build it in.
-UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_ksym_kmem \
+UNIT_TESTS := test_ksym test_ksym_real test_ksym_cache test_ksym_build test_ksym_kmem test_ksym_btf \
 	test_ksym_ftrace test_ksym_plan test_ksym_site test_kmodel
 UNIT_BINS := $(UNIT_TESTS:%=$(OUTPUT)/tests/%) $(UNIT_TESTS:%=$(OUTPUT)/tests/%-asan) \
 	$(OUTPUT)/tests/test_config $(OUTPUT)/tests/test_config-asan \
@@ -259,7 +260,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 # running kernel's): its test builds them, with the library's internal header.
 $(OUTPUT)/tests/test_ksym_build $(OUTPUT)/tests/test_ksym_kmem \
 	$(OUTPUT)/tests/test_ksym_ftrace $(OUTPUT)/tests/test_ksym_plan \
-	$(OUTPUT)/tests/test_ksym_site: TEST_INC += $(KSYM_INC)
+	$(OUTPUT)/tests/test_ksym_site $(OUTPUT)/tests/test_ksym_btf: TEST_INC += $(KSYM_INC)
 
 # The engine's hand-assembled counter, with libbpf's syscall wrappers.
 HITPROG_INC := -Isrc/engine -Ibpf $(BPF_INC)
@@ -312,7 +313,7 @@ $(OUTPUT)/tests/test_config-asan: tests/unit/test_config.c $(CONFIG_SRCS) src/se
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC)
 FUZZ_FORMATS := kallsyms funcs funcs_addrs blacklist system_map
-FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive kmem btf glob config)
+FUZZ_BINS := $(patsubst %,$(OUTPUT)/fuzz/fuzz_%,$(FUZZ_FORMATS) cache build iter modlive kmem btf bfuncs glob config)
 
 # (the parsers' ring in 16-byte chunks, the BTF scanner's window 160 bytes: what
 # they read splits everywhere)

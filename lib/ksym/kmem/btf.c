@@ -15,6 +15,7 @@
 
 #include "ksym_internal.h"
 #include "ksym_kmem.h"
+#include "ksym_bfuncs.h"
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 #define BTF_MAX (64u << 20)
@@ -121,44 +122,6 @@ static int find_strings(struct win *w, uint64_t at, uint32_t len, const char *co
 		pos += n - over + 1;
 	}
 	return 0;
-}
-
-/* bytes after a struct btf_type, by kind */
-static size_t btf_extra(const struct btf_type *t)
-{
-	uint32_t vlen = BTF_INFO_VLEN(t->info);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case 17:	/* DECL_TAG */
-		return 4;
-	case BTF_KIND_ARRAY:
-		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return vlen * sizeof(struct btf_enum);
-	case BTF_KIND_FUNC_PROTO:
-		return vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return vlen * sizeof(struct btf_var_secinfo);
-	case 19:	/* ENUM64 */
-		return vlen * 12;
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case 16:	/* FLOAT */
-	case 18:	/* TYPE_TAG */
-		return 0;
-	default:	/* a kind after this code: its size is unknown, so is the rest */
-		return SIZE_MAX;
-	}
 }
 
 /* the first struct of that name: its wanted fields' byte offsets */
@@ -293,7 +256,7 @@ int ksym_btf__scan_fd(int fd, const char *func, uint32_t *func_id, struct ksym_b
 			break;
 		t = *pt;
 		kind = BTF_INFO_KIND(t.info);
-		extra = btf_extra(&t);
+		extra = ksym_btf__extra(&t);
 		if (extra == SIZE_MAX) {
 			err = -EOPNOTSUPP;
 			goto out;

@@ -88,6 +88,7 @@ void ksym_db_release(struct ksym_db *db)
 	free(db->names);
 	ksym_layout__free(&db->layout);
 	free(db->modules);
+	ksym_db_btf_free(db->btf);
 }
 
 void ksym_db__free(struct ksym_db *db)

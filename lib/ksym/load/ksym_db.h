@@ -96,6 +96,9 @@ struct ksym_db {
 	bool live_merged;		/* modules it lacks read: candidates, not sites, until checked */
 	bool match_stored;		/* the build's pattern set written (flush runs twice) */
 	unsigned int rebase_bad;	/* sites not where the build cache said */
+
+	/* the BTF objects tracing_multi's ids come from (btf_ids.c), read at first use */
+	struct ksym_db_btf *btf;
 };
 
 /*
@@ -111,6 +114,10 @@ struct ksym_cache_tier {
 };
 
 extern const struct ksym_cache_tier ksym_tier_run, ksym_tier_build;
+
+/* btf_ids.c: the BTF objects a db read */
+struct ksym_db_btf;
+void ksym_db_btf_free(struct ksym_db_btf *b);
 
 /* state.c: the load's words and state */
 /* db->err set, and -err returned: the load's error */

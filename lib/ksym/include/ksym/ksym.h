@@ -475,6 +475,8 @@ struct ksym_db_opts {
 	 * newline). NULL: "ksym: ..." on stderr.
 	 */
 	void (*note)(const char *msg);
+	/* Where the kernel's BTF objects are (NULL: /sys/kernel/btf). */
+	const char *btf_dir;
 };
 
 struct ksym_db *ksym_db__new(const struct ksym_db_opts *opts);
@@ -541,6 +543,65 @@ int ksym_db__each_match(struct ksym_db *db, ksym_site_fn fn, void *ctx);
  * traceable function matches.
  */
 int ksym_db__sites(struct ksym_db *db, unsigned long **addrs, size_t *cnt);
+
+/*
+ * tracing_multi links (fentry.multi, fexit.multi, fsession.multi) take BTF
+ * FUNC ids, not addresses, one link per BTF object, and the kernel looks each
+ * id's name up in kallsyms itself: a name held twice finds the first. Why a
+ * function a pattern matched is left out of such a link:
+ */
+enum ksym_btf_verdict {
+	KSYM_BTF_OK,
+	KSYM_BTF_NO_SITE,	/* no ftrace site: the kernel refuses the whole link */
+	KSYM_BTF_NO_BTF,	/* no FUNC of its name in its object's BTF (a clone, asm) */
+	KSYM_BTF_PROTO,		/* a trampoline cannot take its prototype */
+	KSYM_BTF_UNSAFE,	/* a trampoline on it recurses or the kernel denies it */
+	KSYM_BTF_NORETURN,	/* never returns: no fexit or fsession */
+	KSYM_BTF_OTHER,		/* its name finds another function in kallsyms */
+	KSYM_BTF_AMBIGUOUS,	/* a module's name held twice: which one is unknown */
+	KSYM_BTF_SAME,		/* its id is in the link already (an alias, two patterns) */
+	KSYM_BTF_NO_OBJECT,	/* its module has no BTF */
+	KSYM_BTF_VERDICT_CNT,
+};
+
+/* A function a pattern matched, and what a tracing_multi link makes of it. */
+struct ksym_btf_func {
+	struct ksym_site site;		/* as ksym_db__each_match() gives it */
+	uint32_t id;			/* its BTF FUNC id in its object; 0: none */
+	enum ksym_btf_verdict verdict;
+	unsigned int kallsyms_cnt;	/* symbols of its name in its object (> 1: held twice) */
+	const char *why;		/* the verdict in words */
+};
+
+typedef int (*ksym_btf_fn)(const struct ksym_btf_func *f, void *ctx);
+
+enum {
+	KSYM_BTF_RETURN = 1 << 0,	/* attached at return too: fexit, fsession */
+};
+
+/*
+ * Every function opts.patterns match, as ksym_db__each_match() walks them,
+ * with its BTF id and verdict, to fn. Loads KALLSYMS (the kernel's lookup by
+ * name is checked against it) and the BTF of vmlinux and of each module a
+ * match is in.
+ */
+int ksym_db__each_btf(struct ksym_db *db, unsigned int flags, ksym_btf_fn fn, void *ctx);
+
+/* One tracing_multi link's worth: the ids of one BTF object. */
+struct ksym_btf_ids {
+	const char *module;		/* NULL: vmlinux */
+	uint32_t *ids;			/* sorted, each once */
+	size_t cnt;
+};
+
+/*
+ * The ids of every function opts.patterns match whose verdict is OK, one set
+ * per BTF object (vmlinux's first), as link_create.tracing_multi takes them.
+ * -ENOENT where none is OK. Free with ksym_btf_ids__free().
+ */
+int ksym_db__btf_ids(struct ksym_db *db, unsigned int flags, struct ksym_btf_ids **sets,
+		     size_t *cnt);
+void ksym_btf_ids__free(struct ksym_btf_ids *sets, size_t cnt);
 
 /* In the kprobe blacklist (needs KSYM_DB_BLACKLIST; false when unknown). */
 bool ksym_db__blacklisted(const struct ksym_db *db, uint64_t addr);

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What the patterns match, as tracing_multi links take it: each traceable
+ * function's BTF FUNC id in its object (vmlinux, or its module), and why one
+ * is left out. Such a link is refused whole for one function the kernel
+ * cannot attach, and the kernel finds each function again by the id's name
+ * (kallsyms_lookup_name(), or the module's own symbols), so a name kallsyms
+ * holds twice must find the very function the pattern matched. The answers
+ * go by the walk of ksym_db__each_match(); the BTF indexes are the btf
+ * part's, read once per db.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksym_db.h"
+#include "ksym_bfuncs.h"
+
+#define BTF_DIR "/sys/kernel/btf"
+
+struct btf_obj {
+	char name[64];			/* "" for vmlinux */
+	struct ksym_bfuncs *f;
+	int err;			/* why it could not be read (-ENOENT: no such object) */
+};
+
+struct ksym_db_btf {
+	struct btf_obj *v;		/* v[0] is vmlinux */
+	size_t n, cap;
+};
+
+void ksym_db_btf_free(struct ksym_db_btf *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	/* modules first: their indexes read vmlinux's */
+	for (i = b->n; i-- > 0;)
+		ksym_bfuncs__free(b->v[i].f);
+	free(b->v);
+	free(b);
+}
+
+/*
+ * Where a trampoline must not go whatever its prototype: the kernel's own
+ * deny list (btf_id_deny, kernel/bpf/verifier.c) and what its selftests keep
+ * away from for recursion (is_unsafe_function(), selftests/bpf/trace_helpers.c):
+ * on Debian's 7.3.4 a tracing_multi link over rcu_read_unlock_special()
+ * overflowed the kernel stack.
+ */
+static const char *const unsafe_prefixes[] = { "rcu_", "__ftrace_invalid_address__" };
+static const char *const unsafe_names[] = {
+	"arch_cpu_idle", "default_idle", "bpf_dispatcher_xdp_func", "migrate_disable",
+	"migrate_enable", "___migrate_enable", "rcu_read_unlock_strict", "preempt_count_add",
+	"preempt_count_sub", "__rcu_read_lock", "__rcu_read_unlock", "bpf_get_numa_node_id",
+};
+/* the kernel's noreturn_deny: no fexit or fsession, which would wait for a return */
+static const char *const noreturn_names[] = {
+	"__ia32_sys_exit", "__ia32_sys_exit_group", "__kunit_abort", "kunit_try_catch_throw",
+	"__module_put_and_kthread_exit", "__x64_sys_exit", "__x64_sys_exit_group", "do_exit",
+	"do_group_exit", "kthread_complete_and_exit", "make_task_dead",
+};
+
+static bool in_list(const char *name, const char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(name, v[i]))
+			return true;
+	return false;
+}
+
+static bool unsafe(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(unsafe_prefixes) / sizeof(*unsafe_prefixes); i++)
+		if (!strncmp(name, unsafe_prefixes[i], strlen(unsafe_prefixes[i])))
+			return true;
+	return in_list(name, unsafe_names, sizeof(unsafe_names) / sizeof(*unsafe_names));
+}
+
+/* The object a function is in, its BTF read at its first use; NULL: out of memory. */
+static struct btf_obj *object(struct ksym_db *db, const char *module)
+{
+	const char *dir = db->opts.btf_dir ? db->opts.btf_dir : BTF_DIR;
+	struct ksym_db_btf *b = db->btf;
+	char path[4096];
+	struct btf_obj *o;
+	size_t i;
+
+	if (!module)
+		module = "";
+	if (!b) {
+		b = db->btf = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+	}
+	for (i = 0; i < b->n; i++)
+		if (!strcmp(b->v[i].name, module))
+			return &b->v[i];
+	if (*module && (!b->n || b->v[0].name[0])) {
+		/* vmlinux first: a module's split BTF reads its types */
+		o = object(db, NULL);
+		if (!o)
+			return NULL;
+	}
+	if (strlen(module) >= sizeof(o->name))
+		return NULL;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 8;
+		struct btf_obj *v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		b->v = v;
+		b->cap = cap;
+	}
+	o = &b->v[b->n++];
+	memset(o, 0, sizeof(*o));
+	strcpy(o->name, module);
+	snprintf(path, sizeof(path), "%s/%s", dir, *module ? module : "vmlinux");
+	if (*module && !b->v[0].f) {
+		o->err = b->v[0].err;
+		return o;
+	}
+	o->f = ksym_bfuncs__load(path, *module ? b->v[0].f : NULL);
+	if (!o->f)
+		o->err = -errno;
+	return o;
+}
+
+/*
+ * Which function the kernel finds by this name in the function's object:
+ * vmlinux's kallsyms_lookup_name() takes the first of its names, in address
+ * order; a module's lookup walks its own symbols, whose order is not the
+ * table's, so a name a module holds twice is left out.
+ */
+static enum ksym_btf_verdict kernel_finds(struct ksym_db *db, struct ksym_btf_func *bf)
+{
+	const struct ksym_site *s = &bf->site;
+	const char *mod = s->sym.module ? s->sym.module : "";
+	struct ksym hits[4], at;
+	uint64_t fn = s->entry;
+	int n;
+
+	n = ksym_table__find(db->kallsyms, s->sym.name, mod, hits, 4);
+	bf->kallsyms_cnt = n > 0 ? n : 0;
+	if (n <= 0)
+		return KSYM_BTF_OTHER;
+	if (n == 1 && !*mod)
+		return KSYM_BTF_OK;
+	if (*mod && n > 1)
+		return KSYM_BTF_AMBIGUOUS;
+	/* the function the site is in, where the source named only its site */
+	if (!fn) {
+		if (ksym_table__addr(db->kallsyms, s->loc, &at))
+			return KSYM_BTF_OTHER;
+		fn = at.addr;
+	}
+	return hits[0].addr == fn ? KSYM_BTF_OK : KSYM_BTF_OTHER;
+}
+
+static const char *const verdict_words[KSYM_BTF_VERDICT_CNT] = {
+	[KSYM_BTF_OK] = "attachable by its BTF id",
+	[KSYM_BTF_PROTO] = "a trampoline cannot take its prototype",
+	[KSYM_BTF_NO_SITE] = "no ftrace site",
+	[KSYM_BTF_NO_BTF] = "no BTF function of its name",
+	[KSYM_BTF_UNSAFE] = "a trampoline on it recurses or the kernel denies it",
+	[KSYM_BTF_NORETURN] = "it never returns",
+	[KSYM_BTF_OTHER] = "the kernel's lookup of its name finds another function",
+	[KSYM_BTF_AMBIGUOUS] = "its module holds its name twice",
+	[KSYM_BTF_SAME] = "its BTF id is in the link already",
+	[KSYM_BTF_NO_OBJECT] = "its module has no BTF",
+};
+
+static void judge(struct ksym_db *db, unsigned int flags, struct ksym_btf_func *bf)
+{
+	const char *name = bf->site.sym.name;
+	struct btf_obj *o;
+	enum ksym_bproto p;
+
+	bf->verdict = KSYM_BTF_NO_SITE;
+	if (bf->site.site <= 0)
+		goto out;
+	o = object(db, bf->site.sym.module);
+	bf->verdict = KSYM_BTF_NO_OBJECT;
+	if (!o || !o->f)
+		goto out;
+	bf->verdict = KSYM_BTF_NO_BTF;
+	if (!ksym_bfuncs__find(o->f, name, &bf->id))
+		goto out;
+	p = ksym_bfuncs__proto(o->f, bf->id, flags & KSYM_BTF_RETURN);
+	bf->verdict = KSYM_BTF_PROTO;
+	if (p != KSYM_BPROTO_OK) {
+		bf->why = ksym_bproto__str(p);
+		return;
+	}
+	bf->verdict = KSYM_BTF_UNSAFE;
+	if (unsafe(name))
+		goto out;
+	bf->verdict = KSYM_BTF_NORETURN;
+	if (flags & KSYM_BTF_RETURN &&
+	    in_list(name, noreturn_names, sizeof(noreturn_names) / sizeof(*noreturn_names)))
+		goto out;
+	bf->verdict = kernel_finds(db, bf);
+out:
+	bf->why = verdict_words[bf->verdict];
+}
+
+struct bwalk {
+	struct ksym_db *db;
+	unsigned int flags;
+	struct ksym_btf_func *v;
+	size_t n, cap;
+};
+
+static int take(const struct ksym_site *s, void *ctx)
+{
+	struct bwalk *w = ctx;
+	int err;
+
+	/* (a build cache found wrong on the way loads the db again, kallsyms not) */
+	if (!w->db->kallsyms) {
+		err = ksym_db__load_more(w->db, KSYM_DB_KALLSYMS);
+		if (err)
+			return err;
+	}
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 256;
+		struct ksym_btf_func *v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return ksym_db_fail(w->db, ENOMEM, "out of memory");
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->n] = (struct ksym_btf_func){ .site = *s };
+	judge(w->db, w->flags, &w->v[w->n]);
+	w->n++;
+	return 0;
+}
+
+/* an id once per object: the first match keeps it, in the walk's order */
+static int cmp_id(const void *x, const void *y, void *ctx)
+{
+	const struct ksym_btf_func *v = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	const char *ma = v[a].site.sym.module ? v[a].site.sym.module : "";
+	const char *mb = v[b].site.sym.module ? v[b].site.sym.module : "";
+	int c = strcmp(ma, mb);
+
+	if (c)
+		return c;
+	if (v[a].id != v[b].id)
+		return v[a].id < v[b].id ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static int mark_same(struct ksym_btf_func *v, size_t n)
+{
+	size_t *ix = malloc((n ? n : 1) * sizeof(*ix)), i, g;
+	bool kept = false;
+
+	if (!ix)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		ix[i] = i;
+	qsort_r(ix, n, sizeof(*ix), cmp_id, v);
+	for (i = g = 0; i < n; i++) {
+		struct ksym_btf_func *b = &v[ix[i]], *a = &v[ix[g]];
+
+		/* a group: one object's one id, in the walk's order */
+		if (a->id != b->id || strcmp(a->site.sym.module ?: "", b->site.sym.module ?: "")) {
+			g = i;
+			kept = false;
+		}
+		if (b->verdict != KSYM_BTF_OK)
+			continue;
+		if (kept) {
+			b->verdict = KSYM_BTF_SAME;
+			b->why = verdict_words[KSYM_BTF_SAME];
+		}
+		kept = true;
+	}
+	free(ix);
+	return 0;
+}
+
+static int collect(struct ksym_db *db, unsigned int flags, struct bwalk *w)
+{
+	int err;
+
+	*w = (struct bwalk){ .db = db, .flags = flags };
+	err = ksym_db__each_match(db, take, w);
+	if (!err && db->btf && db->btf->n && db->btf->v[0].err)
+		err = ksym_db_fail(db, -db->btf->v[0].err, "cannot read the kernel's BTF (%s/vmlinux): %s",
+				   db->opts.btf_dir ? db->opts.btf_dir : BTF_DIR,
+				   strerror(-db->btf->v[0].err));
+	if (!err && mark_same(w->v, w->n))
+		err = ksym_db_fail(db, ENOMEM, "out of memory");
+	return err;
+}
+
+int ksym_db__each_btf(struct ksym_db *db, unsigned int flags, ksym_btf_fn fn, void *ctx)
+{
+	struct bwalk w;
+	size_t i;
+	int err = collect(db, flags, &w);
+
+	for (i = 0; i < w.n && !err; i++)
+		err = fn(&w.v[i], ctx);
+	free(w.v);
+	return err;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+void ksym_btf_ids__free(struct ksym_btf_ids *sets, size_t cnt)
+{
+	size_t i;
+
+	for (i = 0; sets && i < cnt; i++) {
+		free((char *)sets[i].module);
+		free(sets[i].ids);
+	}
+	free(sets);
+}
+
+int ksym_db__btf_ids(struct ksym_db *db, unsigned int flags, struct ksym_btf_ids **sets,
+		     size_t *cnt)
+{
+	struct ksym_btf_ids *v = NULL;
+	size_t i, k, n = 0;
+	struct bwalk w;
+	int err;
+
+	*sets = NULL;
+	*cnt = 0;
+	err = collect(db, flags, &w);
+	if (err)
+		goto out;
+	/* one set per object, in the order of db->btf's objects: vmlinux's first */
+	v = calloc((db->btf ? db->btf->n : 0) + 1, sizeof(*v));
+	if (!v) {
+		err = ksym_db_fail(db, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0; db->btf && k < db->btf->n; k++) {
+		struct ksym_btf_ids *set = &v[n];
+		const char *name = db->btf->v[k].name;
+
+		for (i = 0; i < w.n; i++) {
+			const char *m = w.v[i].site.sym.module ? w.v[i].site.sym.module : "";
+			uint32_t *ids;
+
+			if (w.v[i].verdict != KSYM_BTF_OK || strcmp(m, name))
+				continue;
+			ids = realloc(set->ids, (set->cnt + 1) * sizeof(*ids));
+			if (!ids) {
+				err = ksym_db_fail(db, ENOMEM, "out of memory");
+				goto out;
+			}
+			set->ids = ids;
+			set->ids[set->cnt++] = w.v[i].id;
+		}
+		if (!set->cnt)
+			continue;
+		qsort(set->ids, set->cnt, sizeof(*set->ids), cmp_u32);
+		if (*name && !(set->module = strdup(name))) {
+			err = ksym_db_fail(db, ENOMEM, "out of memory");
+			goto out;
+		}
+		n++;
+	}
+	if (!n)
+		err = ksym_db_fail(db, ENOENT,
+				   "no function the patterns match can be attached by BTF id (in %s)",
+				   ksym_db__funcs_source(db));
+out:
+	free(w.v);
+	if (err) {
+		ksym_btf_ids__free(v, n + 1);
+		return err;
+	}
+	*sets = v;
+	*cnt = n;
+	return 0;
+}
