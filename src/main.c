@@ -153,7 +153,8 @@ static const struct argp_option opts[] = {
 				     "'mod:name' for a module; @FILE: one per line; repeatable", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stay attached this long (0: attach and detach)", 0 },
 	{ "list", 'l', NULL, 0, "Resolve and list the matching functions, attach nothing", 0 },
-	{ "mode", 'm', "MODE", 0, "multi (kprobe.multi, default) or session (kprobe.session)", 0 },
+	{ "mode", 'm', "MODE", 0, "multi (kprobe.multi, default), session (kprobe.session), "
+				  "fentry or fexit (fentry.multi, fexit.multi: Linux >= 7.2)", 0 },
 	{ "output", 'o', "FORMAT", 0, "text (default), json or prom (Prometheus)", 0 },
 	{ "resolver", 'r', "R", 0, "ksym (default: addresses), libbpf (stock libbpf resolves) "
 				   "or kernel (names to the kernel)", 0 },
@@ -272,8 +273,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.mode = KATTACH_MULTI;
 		else if (!strcmp(arg, "session"))
 			env.mode = KATTACH_SESSION;
+		else if (!strcmp(arg, "fentry"))
+			env.mode = KATTACH_FENTRY;
+		else if (!strcmp(arg, "fexit"))
+			env.mode = KATTACH_FEXIT;
 		else
-			usage_error(state, "invalid mode '%s' (multi or session)", arg);
+			usage_error(state, "invalid mode '%s' (multi, session, fentry or fexit)", arg);
 		break;
 	case 'o':
 		if (!strcmp(arg, "text"))
@@ -428,6 +433,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		    env.cmd != CMD_BOOT_WATCH && env.cmd != CMD_CHECK_CONFIG)
 			usage_error(state, "--config is for boot, daemon, boot-watch and "
 					   "--check-config");
+		if (kattach__mode_is_tracing(env.mode) && (env.compare ||
+							   env.fallback == KATTACH_FALLBACK_KPROBE ||
+							   env.cmd != CMD_ATTACH))
+			usage_error(state, "-m fentry and -m fexit attach by hand only: no --compare "
+					   "rows, classic kprobes or service for them yet");
 		if (env.cmd == CMD_WATCH && (env.patterns.cnt || env.compare || env.list))
 			usage_error(state, "watch takes no pattern, --compare or -l: it watches "
 					   "every process");

@@ -83,6 +83,8 @@ bool kattach__fell_back(const struct kattach *a) { return a->fell_back; }
 
 const char *kattach__excluded_reason(const struct kattach_target *t)
 {
+	if (t->why)
+		return t->why;
 	switch (t->excluded_errno) {
 	case EINVAL:
 	case ENOENT:	/* (Linux 7.x's fprobe) */
@@ -132,7 +134,7 @@ static struct kattach_target *target_of(struct kattach *a, uint64_t ip);
  * Ask the kernel which addresses each link really holds (Linux >= 6.6 tells):
  * what counts as attached is what the kernel says, whoever resolved the names.
  */
-static void confirm(struct kattach *a)
+void ka_confirm(struct kattach *a)
 {
 	size_t i, total = 0, cap = a->target_cnt + 16;
 	__u64 *addrs = calloc(cap, sizeof(*addrs));
@@ -140,17 +142,30 @@ static void confirm(struct kattach *a)
 	__u32 j;
 
 	for (i = 0; known && i < a->link_cnt; i++) {
-		struct bpf_link_info info = {};
-		__u32 len = sizeof(info);
+		union {
+			struct bpf_link_info info;
+			struct tm_link_info tm;
+		} u = {};
+		__u32 len = sizeof(u), cnt;
 
-		info.kprobe_multi.addrs = (__u64)(unsigned long)addrs;
-		info.kprobe_multi.count = cap;
-		if (bpf_link_get_info_by_fd(a->links[i], &info, &len) ||
-		    info.type != BPF_LINK_TYPE_KPROBE_MULTI || !info.kprobe_multi.count) {
+		if (kattach__mode_is_tracing(a->opts.mode)) {
+			u.tm.addrs = (__u64)(unsigned long)addrs;
+			u.tm.count = cap;
+		} else {
+			u.info.kprobe_multi.addrs = (__u64)(unsigned long)addrs;
+			u.info.kprobe_multi.count = cap;
+		}
+		if (bpf_link_get_info_by_fd(a->links[i], &u.info, &len)) {
 			known = false;
 			break;
 		}
-		for (j = 0; j < info.kprobe_multi.count && j < cap; j++) {
+		cnt = u.info.type == BPF_LINK_TYPE_KPROBE_MULTI ? u.info.kprobe_multi.count :
+		      u.info.type == KSA_LINK_TYPE_TRACING_MULTI ? u.tm.count : 0;
+		if (!cnt) {
+			known = false;
+			break;
+		}
+		for (j = 0; j < cnt && j < cap; j++) {
 			struct kattach_target *t = target_of(a, addrs[j]);
 
 			if (t && !(t->flags & KATTACH_F_CONFIRMED)) {
@@ -326,6 +341,9 @@ static int attach_all(struct kattach *a)
 
 	if (!a->target_cnt)
 		return a->opts.allow_empty ? 0 : ka_fail(a, EINVAL, "nothing to attach");
+	/* (trampolines on ftrace's sites: no kprobes needed) */
+	if (kattach__mode_is_tracing(a->opts.mode))
+		return ka_no_bpf(a) ?: ka_attach_tracing(a);
 	if (!kernel_can_probe())
 		return ka_no_probes(a);
 	err = ka_no_bpf(a);
@@ -402,7 +420,7 @@ static int attach_all(struct kattach *a)
 	if (err)
 		return err;
 	a->attached = a->target_cnt - a->excluded;
-	confirm(a);
+	ka_confirm(a);
 	return 0;
 }
 

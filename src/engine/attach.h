@@ -29,7 +29,12 @@ struct kattach;
 enum kattach_mode {
 	KATTACH_MULTI,		/* kprobe.multi: hit counts */
 	KATTACH_SESSION,	/* kprobe.session: entry + return, latency */
+	KATTACH_FENTRY,		/* fentry.multi (tracing_multi, BTF ids): hit counts */
+	KATTACH_FEXIT,		/* fexit.multi: returns counted */
 };
+
+/* A mode of the tracing_multi link (BPF trampolines, BTF ids). */
+bool kattach__mode_is_tracing(enum kattach_mode mode);
 
 /* Kernels without kprobe.multi (CONFIG_FPROBE off): one classic kprobe each. */
 enum kattach_fallback {
@@ -121,6 +126,7 @@ struct kattach_target {
 	/* why it was left out: the kernel's refusal (EINVAL, ENOENT), EPERM:
 	 * blacklisted, ENODEV: its module went (kattach__excluded_reason()) */
 	int excluded_errno;
+	const char *why;	/* or the reason in words, where libksym gave one */
 	struct ksa_stat *stat;	/* summed over CPUs by kattach__collect(); NULL before */
 };
 
@@ -174,6 +180,8 @@ bool kattach__from_build_cache(const struct kattach *a);
 bool kattach__from_cache(const struct kattach *a);
 enum kattach_mode kattach__mode(const struct kattach *a);
 const char *kattach__mode_name(enum kattach_mode mode);
+/* What its links are: "kprobe.multi", "kprobe.session", "fentry.multi", ... */
+const char *kattach__link_kind(const struct kattach *a);
 /* The reason for the last failure, one line, no trailing newline. */
 const char *kattach__errmsg(const struct kattach *a);
 

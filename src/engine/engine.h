@@ -80,6 +80,25 @@ struct kattach {
 
 
 /*
+ * A tracing_multi link's info (Linux 7.2; not in the UAPI header this build
+ * has): struct bpf_link_info's head, then the link's own part.
+ */
+#define KSA_LINK_TYPE_TRACING_MULTI 15
+struct tm_link_info {
+	__u32 type;
+	__u32 id;
+	__u32 prog_id;
+	__u32 pad;
+	__u32 attach_type;
+	__u32 count;		/* in: the arrays' room; out: the link's functions */
+	__u32 btf_obj_id;
+	__u32 pad2;
+	__u64 ids;		/* __u32[count], by id */
+	__u64 addrs;		/* __u64[count]: the functions' addresses */
+	__u64 cookies;
+};
+
+/*
  * What a resolver is, as values the engine reads instead of asking which one
  * it is (resolvers[] in resolvers.c).
  */
@@ -88,6 +107,9 @@ enum ka_names {
 	KA_NAMES_ALWAYS,	/* the kernel gets names and resolves them */
 	KA_NAMES_IF_PLAIN,	/* names where every pattern is a plain name, else globs */
 };
+
+/* a target a tracing_multi link holds by one of its names' BTF id (tmulti.c) */
+#define KATTACH_F_BTF_ID (1u << 18)
 
 struct ka_resolver {
 	const char *name;
@@ -124,6 +146,8 @@ ssize_t ka_distinct_names(struct kattach *a);
 int ka_attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n);
 int ka_no_multi(struct kattach *a, int err);
 int ka_arm(struct kattach *a);
+/* the targets the kernel lists in its links, flagged KATTACH_F_CONFIRMED (attach.c) */
+void ka_confirm(struct kattach *a);
 /* How the kernel refuses a link for an address that is no ftrace location */
 bool ka_refuses_address(int err);
 
@@ -141,5 +165,9 @@ int ka_fall_back(struct kattach *a);
 
 /* The floor (floor.c) */
 int ka_attach_floor(struct kattach *a);
+/* tmulti.c: fentry.multi and fexit.multi, a link of BTF ids per BTF object */
+int ka_attach_tracing(struct kattach *a);
+/* the one line that says what the kernel lacks for them; 0: nothing */
+int ka_no_tracing_multi(struct kattach *a);
 
 #endif /* KSA_ENGINE_H */

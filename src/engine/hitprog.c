@@ -185,15 +185,23 @@ static int map_create(enum bpf_map_type type, size_t slots, const char *name)
 	return fd;
 }
 
-static int prog_load(const struct prog *p, size_t n, enum bpf_attach_type type, char *log,
-		     size_t log_len)
+static bool is_tracing(enum bpf_attach_type type)
+{
+	return type == KSA_TRACE_FENTRY_MULTI || type == KSA_TRACE_FEXIT_MULTI ||
+	       type == KSA_TRACE_FSESSION_MULTI;
+}
+
+static int prog_load(const struct prog *p, size_t n, enum bpf_attach_type type, int btf_obj_fd,
+		     char *log, size_t log_len)
 {
 	union bpf_attr a;
 	int fd, tries = 0;
 
 	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_KPROBE;
+	a.prog_type = is_tracing(type) ? BPF_PROG_TYPE_TRACING : BPF_PROG_TYPE_KPROBE;
 	a.expected_attach_type = type;
+	/* tracing_multi: no function's id (the kernel's own dummy), a module's BTF or vmlinux's */
+	a.attach_btf_obj_fd = btf_obj_fd;
 	a.insns = (uintptr_t)p->insn;
 	a.insn_cnt = n;
 	a.license = (uintptr_t)"Dual BSD/GPL";
@@ -230,6 +238,8 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_ke
 	int err;
 
 	hp->prog_fd = hp->armed_fd = -1;
+	hp->extra = NULL;
+	hp->extra_cnt = 0;
 	hp->map_fd = map_create(BPF_MAP_TYPE_HASH, slots, "stats");
 	if (hp->map_fd < 0) {
 		err = hp->map_fd;
@@ -245,14 +255,14 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_ke
 		return err;
 	}
 	n = assemble(&p, hp->map_fd, hp->armed_fd, key, self);
-	hp->prog_fd = prog_load(&p, n, type, NULL, 0);
+	hp->prog_fd = prog_load(&p, n, type, 0, NULL, 0);
 	if (hp->prog_fd >= 0)
 		return 0;
 	err = hp->prog_fd;
 	if (log && log_len && (err == -EINVAL || err == -EACCES)) {
 		/* again, for the reason */
 		log[0] = '\0';
-		hp->prog_fd = prog_load(&p, n, type, log, log_len);
+		hp->prog_fd = prog_load(&p, n, type, 0, log, log_len);
 		if (hp->prog_fd >= 0) {
 			close(hp->prog_fd);
 			hp->prog_fd = -1;
@@ -261,6 +271,22 @@ int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_ke
 	}
 	hitprog__close(hp);
 	return err;
+}
+
+int hitprog__load_extra(struct hitprog *hp, enum bpf_attach_type type, int btf_obj_fd,
+			pid_t self)
+{
+	struct prog p = {};
+	size_t n = assemble(&p, hp->map_fd, hp->armed_fd, HITPROG_KEY_FUNC_IP, self);
+	int *v = realloc(hp->extra, (hp->extra_cnt + 1) * sizeof(*v)), fd;
+
+	if (!v)
+		return -ENOMEM;
+	hp->extra = v;
+	fd = prog_load(&p, n, type, btf_obj_fd, NULL, 0);
+	if (fd >= 0)
+		hp->extra[hp->extra_cnt++] = fd;
+	return fd;
 }
 
 int hitprog__arm(struct hitprog *hp)
@@ -285,5 +311,9 @@ void hitprog__close(struct hitprog *hp)
 		close(hp->map_fd);
 	if (hp->armed_fd >= 0)
 		close(hp->armed_fd);
+	while (hp->extra_cnt)
+		close(hp->extra[--hp->extra_cnt]);
+	free(hp->extra);
+	hp->extra = NULL;
 	hp->prog_fd = hp->map_fd = hp->armed_fd = -1;
 }

@@ -27,11 +27,21 @@ struct hitprog {
 	int prog_fd;	/* the program; -1 when not loaded */
 	int map_fd;	/* its counters: HASH, entry IP -> calls (a __u64) */
 	int armed_fd;	/* ARRAY of one __u64: nothing is counted while it is 0 */
+	int *extra;	/* more programs over the same counters (hitprog__load_extra()) */
+	size_t extra_cnt;
 };
 
 /*
- * Loads the counter for attach type (BPF_TRACE_KPROBE_MULTI, or 0 for a
- * classic kprobe) with room for slots functions, not counting hits of
+ * tracing_multi's attach types (Linux 7.2; not in the UAPI header this build
+ * has): programs of BPF_PROG_TYPE_TRACING, loaded with no attach_btf_id.
+ */
+#define KSA_TRACE_FENTRY_MULTI 59
+#define KSA_TRACE_FEXIT_MULTI 60
+#define KSA_TRACE_FSESSION_MULTI 61
+
+/*
+ * Loads the counter for attach type (BPF_TRACE_KPROBE_MULTI, 0 for a classic
+ * kprobe, or one of tracing_multi's against vmlinux's BTF) with room for slots functions, not counting hits of
  * process self (0: none). HITPROG_KEY_REGS serves classic kprobes on kernels
  * whose kprobes lack bpf_get_func_ip() (before Linux 5.15). Returns 0 or a negative errno; a refused program's
  * verifier log, its last line, in log; -EAGAIN: HITPROG_LOAD_TRIES loads in a
@@ -39,6 +49,13 @@ struct hitprog {
  */
 int hitprog__load(struct hitprog *hp, enum bpf_attach_type type, enum hitprog_key key,
 		  size_t slots, pid_t self, char *log, size_t log_len);
+/*
+ * One more counter over hp's maps, of tracing_multi's attach type, loaded
+ * against a module's BTF object (btf_obj_fd): a link of that module's BTF ids
+ * takes it. Its fd (hp owns it), or a negative errno.
+ */
+int hitprog__load_extra(struct hitprog *hp, enum bpf_attach_type type, int btf_obj_fd,
+			pid_t self);
 /*
  * Counting starts: called once the links are made, so that the hits while
  * the kernel enables the sites (the attach's own, on any CPU) are not

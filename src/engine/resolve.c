@@ -226,7 +226,11 @@ int kattach__resolve(struct kattach *a)
 	if (!a->opts.pattern_cnt)
 		return ka_fail(a, EINVAL, "no pattern given (-p GLOB)");
 	/* the live kernel's files would fail for want of what it lacks: say that */
-	if (!a->opts.list_only && live_sources(a) && !kernel_can_probe())
+	if (!a->opts.list_only && live_sources(a) && kattach__mode_is_tracing(a->opts.mode) &&
+	    (err = ka_no_tracing_multi(a)))
+		return err;
+	if (!a->opts.list_only && live_sources(a) && !kattach__mode_is_tracing(a->opts.mode) &&
+	    !kernel_can_probe())
 		return ka_no_probes(a);
 	if (!a->opts.list_only && live_sources(a) && (err = ka_no_bpf(a)))
 		return err;

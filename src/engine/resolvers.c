@@ -37,5 +37,30 @@ const char *kattach__phase_name(enum kattach_phase ph)
 
 const char *kattach__mode_name(enum kattach_mode mode)
 {
-	return mode == KATTACH_SESSION ? "session" : "multi";
+	switch (mode) {
+	case KATTACH_SESSION:
+		return "session";
+	case KATTACH_FENTRY:
+		return "fentry";
+	case KATTACH_FEXIT:
+		return "fexit";
+	default:
+		return "multi";
+	}
+}
+
+const char *kattach__link_kind(const struct kattach *a)
+{
+	if (kattach__fell_back(a))
+		return "kprobe";
+	switch (kattach__mode(a)) {
+	case KATTACH_SESSION:
+		return "kprobe.session";
+	case KATTACH_FENTRY:
+		return "fentry.multi";
+	case KATTACH_FEXIT:
+		return "fexit.multi";
+	default:
+		return "kprobe.multi";
+	}
 }

@@ -189,8 +189,7 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 		o->kernel ? o->kernel : "(symbols from a file)", n, kattach__attached_cnt(a),
 		kattach__link_cnt_total(a),
 		kattach__link_cnt_total(a) == 1 ? "" : "s",
-		kattach__fell_back(a) ? "kprobe" : kattach__mode(a) == KATTACH_SESSION
-		? "kprobe.session" : "kprobe.multi", kattach__resolver_name(kattach__resolver(a)));
+		kattach__link_kind(a), kattach__resolver_name(kattach__resolver(a)));
 	fprintf(f, "symbols from %s%s\n", kattach__source(a),
 		kattach__fell_back(a) ? "; classic kprobes, one per function (no kprobe.multi)" : "");
 	for (i = 0; i < n; i++)

@@ -139,7 +139,8 @@ static struct btf_obj *object(struct ksym_db *db, const char *module)
  * order; a module's lookup walks its own symbols, whose order is not the
  * table's, so a name a module holds twice is left out.
  */
-static enum ksym_btf_verdict kernel_finds(struct ksym_db *db, struct ksym_btf_func *bf)
+static enum ksym_btf_verdict kernel_finds(const struct ksym_table *names,
+					  struct ksym_btf_func *bf)
 {
 	const struct ksym_site *s = &bf->site;
 	const char *mod = s->sym.module ? s->sym.module : "";
@@ -147,7 +148,7 @@ static enum ksym_btf_verdict kernel_finds(struct ksym_db *db, struct ksym_btf_fu
 	uint64_t fn = s->entry;
 	int n;
 
-	n = ksym_table__find(db->kallsyms, s->sym.name, mod, hits, 4);
+	n = ksym_table__find(names, s->sym.name, mod, hits, 4);
 	bf->kallsyms_cnt = n > 0 ? n : 0;
 	if (n <= 0)
 		return KSYM_BTF_OTHER;
@@ -157,7 +158,7 @@ static enum ksym_btf_verdict kernel_finds(struct ksym_db *db, struct ksym_btf_fu
 		return KSYM_BTF_AMBIGUOUS;
 	/* the function the site is in, where the source named only its site */
 	if (!fn) {
-		if (ksym_table__addr(db->kallsyms, s->loc, &at))
+		if (ksym_table__addr(names, s->loc, &at))
 			return KSYM_BTF_OTHER;
 		fn = at.addr;
 	}
@@ -177,7 +178,30 @@ static const char *const verdict_words[KSYM_BTF_VERDICT_CNT] = {
 	[KSYM_BTF_NO_OBJECT] = "its module has no BTF",
 };
 
-static void judge(struct ksym_db *db, unsigned int flags, struct ksym_btf_func *bf)
+/*
+ * A table with every symbol of each matched name: FUNCS, where they are
+ * kallsyms' text symbols read now (as far as the patterns go, so every
+ * symbol of a name matched, traceable or not), else kallsyms. (A data symbol
+ * of a function's name would sort above its text in kallsyms_lookup_name()'s
+ * order: text symbols alone answer it.)
+ */
+static int names_table(struct ksym_db *db, const struct ksym_table **t)
+{
+	int err = 0;
+
+	if (db->tier == KSYM_TIER_LIVE &&
+	    (db->origin == KSYM_ORIG_KCORE || db->origin == KSYM_ORIG_UNKNOWN)) {
+		*t = db->funcs;
+		return 0;
+	}
+	if (!db->kallsyms)
+		err = ksym_db__load_more(db, KSYM_DB_KALLSYMS);
+	*t = db->kallsyms;
+	return err;
+}
+
+static void judge(struct ksym_db *db, const struct ksym_table *names, unsigned int flags,
+		  struct ksym_btf_func *bf)
 {
 	const char *name = bf->site.sym.name;
 	struct btf_obj *o;
@@ -206,13 +230,14 @@ static void judge(struct ksym_db *db, unsigned int flags, struct ksym_btf_func *
 	if (flags & KSYM_BTF_RETURN &&
 	    in_list(name, noreturn_names, sizeof(noreturn_names) / sizeof(*noreturn_names)))
 		goto out;
-	bf->verdict = kernel_finds(db, bf);
+	bf->verdict = kernel_finds(names, bf);
 out:
 	bf->why = verdict_words[bf->verdict];
 }
 
 struct bwalk {
 	struct ksym_db *db;
+	const struct ksym_table *names;	/* kallsyms' symbols of the matched names */
 	unsigned int flags;
 	struct ksym_btf_func *v;
 	size_t n, cap;
@@ -223,9 +248,9 @@ static int take(const struct ksym_site *s, void *ctx)
 	struct bwalk *w = ctx;
 	int err;
 
-	/* (a build cache found wrong on the way loads the db again, kallsyms not) */
-	if (!w->db->kallsyms) {
-		err = ksym_db__load_more(w->db, KSYM_DB_KALLSYMS);
+	/* (here, not before the walk: a build cache found wrong on the way reloads the db) */
+	if (!w->names) {
+		err = names_table(w->db, &w->names);
 		if (err)
 			return err;
 	}
@@ -239,7 +264,7 @@ static int take(const struct ksym_site *s, void *ctx)
 		w->cap = cap;
 	}
 	w->v[w->n] = (struct ksym_btf_func){ .site = *s };
-	judge(w->db, w->flags, &w->v[w->n]);
+	judge(w->db, w->names, w->flags, &w->v[w->n]);
 	w->n++;
 	return 0;
 }
@@ -260,7 +285,23 @@ static int cmp_id(const void *x, const void *y, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
-static int mark_same(struct ksym_btf_func *v, size_t n)
+/* the same by site: two names of one function (aliases) */
+static int cmp_loc(const void *x, const void *y, void *ctx)
+{
+	const struct ksym_btf_func *v = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	if (v[a].site.loc != v[b].site.loc)
+		return v[a].site.loc < v[b].site.loc ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * One function once in a link: the first of a group (one object's one id,
+ * or one site) in the walk's order keeps it, the others are SAME.
+ */
+static int mark_same(struct ksym_btf_func *v, size_t n,
+		     int (*cmp)(const void *, const void *, void *))
 {
 	size_t *ix = malloc((n ? n : 1) * sizeof(*ix)), i, g;
 	bool kept = false;
@@ -269,12 +310,14 @@ static int mark_same(struct ksym_btf_func *v, size_t n)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		ix[i] = i;
-	qsort_r(ix, n, sizeof(*ix), cmp_id, v);
+	qsort_r(ix, n, sizeof(*ix), cmp, v);
 	for (i = g = 0; i < n; i++) {
 		struct ksym_btf_func *b = &v[ix[i]], *a = &v[ix[g]];
+		bool same = cmp == cmp_loc ? a->site.loc == b->site.loc :
+			    a->id == b->id && !strcmp(a->site.sym.module ?: "",
+						      b->site.sym.module ?: "");
 
-		/* a group: one object's one id, in the walk's order */
-		if (a->id != b->id || strcmp(a->site.sym.module ?: "", b->site.sym.module ?: "")) {
+		if (!same) {
 			g = i;
 			kept = false;
 		}
@@ -300,7 +343,7 @@ static int collect(struct ksym_db *db, unsigned int flags, struct bwalk *w)
 		err = ksym_db_fail(db, -db->btf->v[0].err, "cannot read the kernel's BTF (%s/vmlinux): %s",
 				   db->opts.btf_dir ? db->opts.btf_dir : BTF_DIR,
 				   strerror(-db->btf->v[0].err));
-	if (!err && mark_same(w->v, w->n))
+	if (!err && (mark_same(w->v, w->n, cmp_id) || mark_same(w->v, w->n, cmp_loc)))
 		err = ksym_db_fail(db, ENOMEM, "out of memory");
 	return err;
 }

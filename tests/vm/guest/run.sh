@@ -30,6 +30,7 @@ else
 	*) part multi.sh; part attach.sh; part agent.sh; part bpftool.sh ;;
 	esac
 	part watch.sh
+	part tmulti.sh
 	part faults.sh
 	part signals.sh
 	part errors.sh

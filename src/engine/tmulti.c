@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * fentry.multi and fexit.multi: the tracing_multi link (Linux 7.2), which
+ * takes BTF FUNC ids instead of addresses and puts a BPF trampoline on each
+ * function. libksym gives the ids (ksym_db__btf_ids()) and says why a matched
+ * function is left out; a link is made per BTF object, vmlinux's and each
+ * module's, each with the hit counter loaded against that object. libbpf 1.5
+ * has neither the attach types nor the link's attribute, so both go by the
+ * bpf() syscall.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "engine.h"
+#include "clock.h"
+#include "kernel.h"
+
+bool kattach__mode_is_tracing(enum kattach_mode mode)
+{
+	return mode == KATTACH_FENTRY || mode == KATTACH_FEXIT;
+}
+
+static enum bpf_attach_type attach_type(const struct kattach *a)
+{
+	return a->opts.mode == KATTACH_FEXIT ? KSA_TRACE_FEXIT_MULTI : KSA_TRACE_FENTRY_MULTI;
+}
+
+/*
+ * link_create for tracing_multi, as Linux 7.3's union bpf_attr lays it out:
+ * the common head, then the ids, the cookies (none) and their count.
+ */
+struct tm_link_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 ids;
+	__u64 cookies;
+	__u32 cnt;
+};
+
+static int link_create(int prog_fd, enum bpf_attach_type type, const __u32 *ids, size_t cnt)
+{
+	union {
+		union bpf_attr attr;
+		struct tm_link_attr tm;
+	} u;
+	int fd;
+
+	memset(&u, 0, sizeof(u));
+	u.tm.prog_fd = prog_fd;
+	u.tm.attach_type = type;
+	u.tm.ids = (uintptr_t)ids;
+	u.tm.cnt = cnt;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &u, sizeof(u.attr));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The kernel's BTF object of a module, by its name: an fd, or a negative errno. */
+static int module_btf_fd(const char *module)
+{
+	__u32 id = 0;
+	int err;
+
+	while (!(err = bpf_btf_get_next_id(id, &id))) {
+		struct bpf_btf_info info = {};
+		__u32 len = sizeof(info);
+		char name[64] = "";
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		info.name = (uintptr_t)name;
+		info.name_len = sizeof(name);
+		if (!bpf_btf_get_info_by_fd(fd, &info, &len) && info.kernel_btf &&
+		    !strcmp(name, module))
+			return fd;
+		close(fd);
+	}
+	return err == -ENOENT ? -ENOENT : err;
+}
+
+/* The target at the site addr, in address order; NULL: none. */
+static struct kattach_target *target_at(struct kattach *a, uint64_t addr)
+{
+	size_t lo = 0, hi = a->target_cnt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->targets[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->target_cnt && a->targets[lo].addr == addr ? &a->targets[lo] : NULL;
+}
+
+static bool verbose_of(const struct kattach *a)
+{
+	return a->opts.sources && a->opts.sources->verbose;
+}
+
+struct leave {
+	struct kattach *a;
+	size_t other;		/* left out: their names find other functions */
+};
+
+/*
+ * Each target the links leave out, with libksym's reason. A function with
+ * two names (aliases at one site) is attached where either name's id is.
+ */
+static int leave_out(const struct ksym_btf_func *f, void *ctx)
+{
+	struct leave *l = ctx;
+	struct kattach *a = l->a;
+	struct kattach_target *t = target_at(a, f->site.loc);
+
+	if (!t)
+		return 0;
+	/* (SAME: the function is in the link by another match of it) */
+	if (f->verdict == KSYM_BTF_OK || f->verdict == KSYM_BTF_SAME) {
+		t->flags |= KATTACH_F_BTF_ID;
+		if (t->flags & KATTACH_F_EXCLUDED) {
+			t->flags &= ~KATTACH_F_EXCLUDED;
+			t->why = NULL;
+			a->excluded--;
+		}
+		return 0;
+	}
+	if (t->flags & (KATTACH_F_EXCLUDED | KATTACH_F_BTF_ID))
+		return 0;
+	ka_exclude(a, t, EINVAL);
+	t->why = f->why;
+	if (f->verdict != KSYM_BTF_OTHER && f->verdict != KSYM_BTF_AMBIGUOUS)
+		return 0;
+	l->other++;
+	if (verbose_of(a))
+		ka_warn(a, "%s%s%s left out: %s (kallsyms holds its name %u times)", f->site.sym.name,
+			f->site.sym.module ? " in " : "", f->site.sym.module ?: "", f->why,
+			f->kallsyms_cnt);
+	return 0;
+}
+
+/* What the kernel lacks for these links, in one line; 0 where it has them. */
+int ka_no_tracing_multi(struct kattach *a)
+{
+	int has = kernel_has_symbol("bpf_tracing_multi_attach");
+
+	if (!has)
+		return ka_fail(a, EOPNOTSUPP, "this kernel (%s) has no tracing_multi link: "
+			       "fentry.multi and fexit.multi need Linux 7.2 or later",
+			       kernel_release());
+	/* the link is there, its trampolines only where the architecture has them */
+	if (has > 0 && !kernel_has_symbol("bpf_trampoline_multi_attach"))
+		return ka_fail(a, EOPNOTSUPP, "this kernel (%s) has the tracing_multi link but not "
+			       "on this architecture (x86-64 only)", kernel_release());
+	return 0;
+}
+
+/*
+ * The kernel's refusal of one link, named: it refuses the whole link for one
+ * function, and says no more than an errno.
+ */
+static int link_error(struct kattach *a, int err, const struct ksym_btf_ids *set)
+{
+	const char *why;
+
+	switch (-err) {
+	case ENOENT:
+		why = "a function's name did not lead the kernel to an ftrace site";
+		break;
+	case EINVAL:
+		why = "a function is on a deny list or its prototype is refused";
+		break;
+	case EBUSY:
+		why = "a function has this program on it already";
+		break;
+	case E2BIG:
+		why = "a function's trampoline is full, or the link too long";
+		break;
+	case EPERM:
+	case EACCES:
+		return ka_attach_error(a, err, set->cnt);
+	default:
+		why = strerror(-err);
+	}
+	return ka_fail(a, -err, "the kernel refused the %s link of %zu functions (%s): %s (%s)",
+		       a->opts.mode == KATTACH_FEXIT ? "fexit.multi" : "fentry.multi", set->cnt, set->module ?: "vmlinux",
+		       strerror(-err), why);
+}
+
+int ka_attach_tracing(struct kattach *a)
+{
+	enum bpf_attach_type type = attach_type(a);
+	unsigned int flags = a->opts.mode == KATTACH_FEXIT ? KSYM_BTF_RETURN : 0;
+	struct ksym_btf_ids *sets = NULL;
+	struct leave l = { .a = a };
+	size_t i, n = 0, slots = a->target_cnt + 16;
+	uint64_t t0;
+	char log[256] = "";
+	int err, prog;
+
+	if (a->opts.resolver != KATTACH_RES_KSYM)
+		return ka_fail(a, EINVAL, "fentry.multi and fexit.multi are resolved by libksym only "
+			       "(no %s row yet)", kattach__resolver_name(a->opts.resolver));
+	err = ka_no_tracing_multi(a);
+	if (err)
+		return err;
+	t0 = now_ns();
+	err = ksym_db__each_btf(a->db, flags, leave_out, &l);
+	if (!err && l.other && !verbose_of(a))
+		ka_warn(a, "%zu functions left out: the kernel's lookup of each one's name finds "
+			"another function of that name (-v names them)", l.other);
+	if (!err)
+		err = ksym_db__btf_ids(a->db, flags, &sets, &n);
+	a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
+	if (err)
+		return ka_fail(a, -err, "%s", ksym_db__errmsg(a->db));
+
+	t0 = now_ns();
+	err = hitprog__load(&a->hp, type, HITPROG_KEY_FUNC_IP, slots, getpid(), log, sizeof(log));
+	a->prog_fd = a->hp.prog_fd;
+	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
+	if (err) {
+		ksym_btf_ids__free(sets, n);
+		return ka_load_error(a, err, log);
+	}
+	t0 = now_ns();
+	for (i = 0; i < n && !err; i++) {
+		prog = a->hp.prog_fd;
+		if (sets[i].module) {
+			int btf = module_btf_fd(sets[i].module);
+
+			if (btf < 0) {
+				err = ka_fail(a, -btf, "cannot find the BTF of module %s: %s",
+					      sets[i].module, strerror(-btf));
+				break;
+			}
+			prog = hitprog__load_extra(&a->hp, type, btf, getpid());
+			close(btf);
+			if (prog < 0) {
+				err = ka_fail(a, -prog, "cannot load the counter for module %s: %s",
+					      sets[i].module, strerror(-prog));
+				break;
+			}
+		}
+		err = link_create(prog, type, sets[i].ids, sets[i].cnt);
+		if (err < 0) {
+			err = link_error(a, err, &sets[i]);
+			break;
+		}
+		err = ka_push_link(a, err);
+		if (err)
+			err = ka_fail(a, ENOMEM, "out of memory");
+		if (a->opts.stop && *a->opts.stop)
+			err = ka_fail(a, EINTR, "interrupted while attaching");
+	}
+	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+	ksym_btf_ids__free(sets, n);
+	if (err)
+		return err;
+	err = ka_arm(a);
+	if (err)
+		return err;
+	a->attached = a->target_cnt - a->excluded;
+	ka_confirm(a);
+	return 0;
+}

@@ -1,0 +1,112 @@
+# fentry.multi and fexit.multi: the tracing_multi link (Linux 7.2), which takes
+# BTF ids, a link per BTF object. The kernel's own account of each link (its
+# fdinfo) must hold exactly the functions ksymattach says it attached, and those
+# must be the traceable functions the pattern matches that BTF has; what it
+# leaves out it names. Where the kernel lacks the link, one line says so.
+tm_has=
+grep -q ' bpf_tracing_multi_attach$' /proc/kallsyms &&
+	grep -q ' bpf_trampoline_multi_attach$' /proc/kallsyms && tm_has=1
+B=bpftool; command -v bpftool-new > /dev/null && B=bpftool-new
+
+# tm_run NAME ARGS...: ksymattach ARGS attached while a workload reads and
+# writes; the link's fdinfo (each function's name, one a line) in $O/tm-NAME.fns,
+# the report in $O/tm-NAME.json
+tm_run() {
+	n=$1; shift
+	rm -f $O/tm-$n.err $O/tm-$n.fns
+	$K "$@" -d 60 -o json > $O/tm-$n.json 2> $O/tm-$n.err &
+	tm_pid=$!
+	if wait_for $O/tm-$n.err 60 'attached'; then
+		for f in /proc/$tm_pid/fdinfo/*; do
+			grep -qE '^attach_type:[[:space:]]+(59|60|61)$' $f 2>/dev/null || continue
+			awk 'f { sub(/\+.*/, "", $4); print $4 } /^obj-id/ { f = 1 }' $f
+		done | sort > $O/tm-$n.fns
+		i=0
+		while [ $i -lt 20 ]; do cat /proc/version /proc/self/status > /dev/null; i=$((i + 1)); done
+	fi
+	kill -INT $tm_pid 2>/dev/null
+	wait $tm_pid
+	tm_rc=$?
+}
+
+if [ -z "$tm_has" ]; then
+	why="no tracing_multi link"
+	grep -q ' bpf_tracing_multi_attach$' /proc/kallsyms && why="not on this architecture"
+	one_line_error "tmulti: -m fentry refused in one line ($why)" "$why" \
+		$K -m fentry -p 'vfs_*' -d 1
+	one_line_error "tmulti: -m fexit refused in one line ($why)" "$why" \
+		$K -m fexit -p 'vfs_read' -d 1
+	is "$(probes_left)" 0 "tmulti: nothing left attached"
+else
+	# what the link must hold: the traceable vfs_* names that vmlinux's BTF has
+	$B btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
+		sed -n "s/^\[[0-9]*\] FUNC '\(vfs_[^']*\)'.*/\1/p" | sort -u > $O/tm-btf.txt
+	awk '$2 ~ /^vfs_/ && NF == 2 { print $2 }' \
+		/sys/kernel/tracing/available_filter_functions_addrs | sort -u > $O/tm-trace.txt
+	grep -Fxf $O/tm-btf.txt $O/tm-trace.txt > $O/tm-want.txt
+	want=$(wc -l < $O/tm-want.txt)
+	tm_run fentry -m fentry -p 'vfs_*'
+	is "$tm_rc" 130 "tmulti: -m fentry -p 'vfs_*' attaches, and SIGINT ends it (130)"
+	is "$(json_int attached $O/tm-fentry.json)" "$want" \
+		"tmulti: it attaches the $want traceable vfs_* functions BTF has"
+	if cmp -s $O/tm-want.txt $O/tm-fentry.fns; then
+		ok "tmulti: the kernel's link holds exactly those functions, by name"
+	else
+		not_ok "tmulti: the kernel's link holds exactly those functions, by name"
+		diff $O/tm-want.txt $O/tm-fentry.fns | head -n 10 | sed 's/^/# /'
+	fi
+	is "$(json_int links $O/tm-fentry.json)" 1 "tmulti: in one link (vmlinux's)"
+	ge "$(json_hits vfs_read $O/tm-fentry.json)" 1 "tmulti: fentry.multi counts vfs_read"
+	is "$(probes_left)" 0 "tmulti: nothing left attached after fentry.multi"
+
+	tm_run fexit -m fexit -p 'vfs_read' -p 'do_exit'
+	is "$tm_rc" 130 "tmulti: -m fexit attaches, and SIGINT ends it (130)"
+	ge "$(json_hits vfs_read $O/tm-fexit.json)" 1 "tmulti: fexit.multi counts vfs_read's returns"
+	if grep -q '"name":"do_exit","addr":"[^"]*","reason":"it never returns"' $O/tm-fexit.json; then
+		ok "tmulti: fexit leaves out do_exit, which never returns"
+	else
+		not_ok "tmulti: fexit leaves out do_exit, which never returns"
+	fi
+	is "$(cat $O/tm-fexit.fns)" vfs_read "tmulti: the fexit link holds vfs_read alone"
+
+	# a function a trampoline recurses on (it panicked 7.3.4 in a tracing_multi link)
+	tm_run unsafe -m fentry -p 'rcu_read_unlock_special' -p 'vfs_write'
+	is "$tm_rc" 130 "tmulti: rcu_read_unlock_special asked for: no panic"
+	is "$(cat $O/tm-unsafe.fns)" vfs_write "tmulti: ... left out, vfs_write attached"
+
+	# a module's functions: a link of its own BTF object's ids
+	mod_was=; grep -q '^dummy ' /proc/modules && mod_was=1
+	[ -n "$mod_was" ] || insmod /modules/dummy.ko
+	$B btf dump file /sys/kernel/btf/dummy base /sys/kernel/btf/vmlinux 2>/dev/null |
+		sed -n "s/^\[[0-9]*\] FUNC '\([^']*\)'.*/\1/p" | sort -u > $O/tm-mbtf.txt
+	awk '$3 == "[dummy]" { print $2 }' /sys/kernel/tracing/available_filter_functions_addrs |
+		sort -u > $O/tm-mtrace.txt
+	grep -Fxf $O/tm-mbtf.txt $O/tm-mtrace.txt > $O/tm-mwant.txt
+	(cat $O/tm-mwant.txt; echo vfs_read) | sort > $O/tm-bothwant.txt
+	tm_run mod -m fentry -p 'dummy:*' -p 'vfs_read'
+	is "$tm_rc" 130 "tmulti: a module's functions and vmlinux's attach"
+	is "$(json_int links $O/tm-mod.json)" 2 "tmulti: ... in two links, one per BTF object"
+	ge "$(wc -l < $O/tm-mwant.txt)" 1 "tmulti: dummy has traceable BTF functions"
+	if cmp -s $O/tm-bothwant.txt $O/tm-mod.fns; then
+		ok "tmulti: the links hold dummy's $(wc -l < $O/tm-mwant.txt) and vfs_read, by name"
+	else
+		not_ok "tmulti: the links hold dummy's functions and vfs_read, by name"
+		diff $O/tm-bothwant.txt $O/tm-mod.fns | head -n 10 | sed 's/^/# /'
+	fi
+	[ -n "$mod_was" ] || rmmod dummy
+	is "$(probes_left)" 0 "tmulti: nothing left attached after the module's links"
+
+	# nothing a link can take: one line that says so
+	one_line_error "tmulti: a pattern with nothing attachable by BTF id: one line" \
+		"attached by BTF id" $K -m fentry -p 'vfs_statfs.part.*' -d 1
+
+	# the whole kernel, in one link
+	tm_run all -m fentry -p '*'
+	is "$tm_rc" 130 "tmulti: the whole kernel attaches by BTF id"
+	ge "$(json_int attached $O/tm-all.json)" 10000 \
+		"tmulti: ... $(json_int attached $O/tm-all.json) functions of $(json_int matched $O/tm-all.json)"
+	is "$(wc -l < $O/tm-all.fns)" "$(json_int attached $O/tm-all.json)" \
+		"tmulti: ... the kernel's links hold as many as it says"
+	sed -n 's/.*"phases_us":{\([^}]*\)}.*/# whole kernel, phases (us): \1/p' $O/tm-all.json
+	is "$(probes_left)" 0 "tmulti: nothing left attached after the whole kernel"
+fi
