@@ -32,6 +32,25 @@ else
 	nok "host kernel: one clear line naming the root cause (rc $rc: $(head -c 300 "$tmp/err"))"
 fi
 
+# -m fentry, -m fexit: the tracing_multi link, decided by the kernel's own
+# symbols; this host's answer in one line; no --compare or service for them.
+"$K" -m fentry -p 'vfs_*' > "$tmp/out" 2> "$tmp/err"; rc=$?
+if grep -q ' bpf_trampoline_multi_attach$' /proc/kallsyms; then
+	want='^ksymattach: (tracefs is not mounted|cannot read|cannot access)'
+elif grep -q ' bpf_tracing_multi_attach$' /proc/kallsyms; then
+	want='^ksymattach: this kernel .* has the tracing_multi link but not on this architecture'
+else
+	want='^ksymattach: this kernel .* has no tracing_multi link: fentry.multi and fexit.multi need'
+fi
+if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qE "$want" "$tmp/err"; then
+	ok "-m fentry on the host kernel: one line naming what it lacks ($(cat "$tmp/err"))"
+else
+	nok "-m fentry on the host kernel: one line (rc $rc: $(head -c 300 "$tmp/err"))"
+fi
+err "-m fentry --compare: refused as a usage error" 64 "no --compare rows" \
+	"$K" -m fentry --compare -p 'vfs_*'
+err "-m fexit boot: refused as a usage error" 64 "attach by hand only" "$K" -m fexit boot
+
 # A kernel older than the oldest supported (uname says 2.6 under setarch): one
 # line naming the minimum, before anything of it is read; a captured file of
 # another kernel is still served.

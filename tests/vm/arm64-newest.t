@@ -12,4 +12,4 @@ if [ "$(uname -m)" != x86_64 ]; then
 	echo "ok 1 - arm64 guest # SKIP the host is $(uname -m): no cross build to boot"
 	echo "1..1"; exit 0
 fi
-ARCH=arm64 PARTS=${PARTS-lookup.sh sources.sh multi.sh attach.sh bpftool.sh watch.sh features.sh} exec "$(dirname "$0")/suite.sh" newest full
+ARCH=arm64 PARTS=${PARTS-lookup.sh sources.sh multi.sh attach.sh bpftool.sh watch.sh tmulti.sh features.sh} exec "$(dirname "$0")/suite.sh" newest full
