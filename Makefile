@@ -144,6 +144,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 # one object per need: the session program's kfuncs make its load read vmlinux BTF
 $(OBJ)/src/engine/attach.o $(OBJ)/src/engine/kprobes.o: $(OUTPUT)/ksymattach.skel.h \
 	$(OUTPUT)/ksymattach_session.skel.h
+$(OBJ)/src/engine/tmulti.o: $(OUTPUT)/ksymattach_fsession.skel.h
 
 $(OBJ)/src/watch/watch.o: $(OUTPUT)/watch.skel.h
 

@@ -154,7 +154,7 @@ static const struct argp_option opts[] = {
 	{ "duration", 'd', "SECONDS", 0, "Stay attached this long (0: attach and detach)", 0 },
 	{ "list", 'l', NULL, 0, "Resolve and list the matching functions, attach nothing", 0 },
 	{ "mode", 'm', "MODE", 0, "multi (kprobe.multi, default), session (kprobe.session), "
-				  "fentry or fexit (fentry.multi, fexit.multi: Linux >= 7.2)", 0 },
+				  "fentry, fexit or fsession (their .multi links: Linux >= 7.2)", 0 },
 	{ "output", 'o', "FORMAT", 0, "text (default), json or prom (Prometheus)", 0 },
 	{ "resolver", 'r', "R", 0, "ksym (default: addresses), libbpf (stock libbpf resolves) "
 				   "or kernel (names to the kernel)", 0 },
@@ -277,8 +277,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.mode = KATTACH_FENTRY;
 		else if (!strcmp(arg, "fexit"))
 			env.mode = KATTACH_FEXIT;
+		else if (!strcmp(arg, "fsession"))
+			env.mode = KATTACH_FSESSION;
 		else
-			usage_error(state, "invalid mode '%s' (multi, session, fentry or fexit)", arg);
+			usage_error(state, "invalid mode '%s' (multi, session, fentry, fexit or fsession)",
+				    arg);
 		break;
 	case 'o':
 		if (!strcmp(arg, "text"))
@@ -436,8 +439,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (kattach__mode_is_tracing(env.mode) && (env.compare ||
 							   env.fallback == KATTACH_FALLBACK_KPROBE ||
 							   env.cmd != CMD_ATTACH))
-			usage_error(state, "-m fentry and -m fexit attach by hand only: no --compare "
-					   "rows, classic kprobes or service for them yet");
+			usage_error(state, "-m fentry, fexit and fsession attach by hand only: no "
+					   "--compare rows, classic kprobes or service for them yet");
 		if (env.cmd == CMD_WATCH && (env.patterns.cnt || env.compare || env.list))
 			usage_error(state, "watch takes no pattern, --compare or -l: it watches "
 					   "every process");

@@ -310,6 +310,7 @@ static int load_object(struct kattach *a, struct bpf_program **prog, char *log, 
 static int stats_fd(const struct kattach *a)
 {
 	return a->hp.map_fd >= 0 ? a->hp.map_fd :
+	       a->fskel_cnt ? ka_fsession_stats_fd(a) :
 	       a->sskel ? bpf_map__fd(a->sskel->maps.stats) :
 	       a->skel ? bpf_map__fd(a->skel->maps.stats) : -1;
 }
@@ -583,7 +584,7 @@ int kattach__detach(struct kattach *a)
 	a->blink_cnt = 0;
 	free(a->blinks);
 	a->blinks = NULL;
-	if (!a->link_cnt && !a->skel && !a->sskel && a->hp.map_fd < 0) {
+	if (!a->link_cnt && !a->skel && !a->sskel && !a->fskel_cnt && a->hp.map_fd < 0) {
 		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 		return 0;
 	}
@@ -594,6 +595,7 @@ int kattach__detach(struct kattach *a)
 	a->links_cap = 0;
 	ksymattach_bpf__destroy(a->skel);
 	ksymattach_session_bpf__destroy(a->sskel);
+	ka_fsession_destroy(a);
 	hitprog__close(&a->hp);
 	a->skel = NULL;
 	a->sskel = NULL;

@@ -31,10 +31,13 @@ enum kattach_mode {
 	KATTACH_SESSION,	/* kprobe.session: entry + return, latency */
 	KATTACH_FENTRY,		/* fentry.multi (tracing_multi, BTF ids): hit counts */
 	KATTACH_FEXIT,		/* fexit.multi: returns counted */
+	KATTACH_FSESSION,	/* fsession.multi: entry + return, latency */
 };
 
 /* A mode of the tracing_multi link (BPF trampolines, BTF ids). */
 bool kattach__mode_is_tracing(enum kattach_mode mode);
+/* A mode that pairs entry and return: latency histograms. */
+bool kattach__mode_has_latency(enum kattach_mode mode);
 
 /* Kernels without kprobe.multi (CONFIG_FPROBE off): one classic kprobe each. */
 enum kattach_fallback {

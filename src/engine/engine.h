@@ -22,6 +22,7 @@ struct bpf_program;
 struct bpf_link;
 struct ksymattach_bpf;
 struct ksymattach_session_bpf;
+struct ksymattach_fsession_bpf;
 
 /*
  * What a link of addresses is given for each target: the function's own
@@ -52,6 +53,9 @@ struct kattach {
 	struct hitprog hp;
 	struct ksymattach_bpf *skel;
 	struct ksymattach_session_bpf *sskel;
+	/* fsession.multi: an object per BTF object, the first's counters shared (tmulti.c) */
+	struct ksymattach_fsession_bpf **fskels;
+	size_t fskel_cnt;
 	int prog_fd;			/* whichever it is */
 	int *links;			/* link fds */
 	size_t link_cnt;		/* alive now */
@@ -169,5 +173,8 @@ int ka_attach_floor(struct kattach *a);
 int ka_attach_tracing(struct kattach *a);
 /* the one line that says what the kernel lacks for them; 0: nothing */
 int ka_no_tracing_multi(struct kattach *a);
+/* fsession.multi's counters (-1: none), and its objects destroyed */
+int ka_fsession_stats_fd(const struct kattach *a);
+void ka_fsession_destroy(struct kattach *a);
 
 #endif /* KSA_ENGINE_H */

@@ -44,6 +44,8 @@ const char *kattach__mode_name(enum kattach_mode mode)
 		return "fentry";
 	case KATTACH_FEXIT:
 		return "fexit";
+	case KATTACH_FSESSION:
+		return "fsession";
 	default:
 		return "multi";
 	}
@@ -60,7 +62,14 @@ const char *kattach__link_kind(const struct kattach *a)
 		return "fentry.multi";
 	case KATTACH_FEXIT:
 		return "fexit.multi";
+	case KATTACH_FSESSION:
+		return "fsession.multi";
 	default:
 		return "kprobe.multi";
 	}
+}
+
+bool kattach__mode_has_latency(enum kattach_mode mode)
+{
+	return mode == KATTACH_SESSION || mode == KATTACH_FSESSION;
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * fentry.multi and fexit.multi: the tracing_multi link (Linux 7.2), which
- * takes BTF FUNC ids instead of addresses and puts a BPF trampoline on each
- * function. libksym gives the ids (ksym_db__btf_ids()) and says why a matched
- * function is left out; a link is made per BTF object, vmlinux's and each
- * module's, each with the hit counter loaded against that object. libbpf 1.5
- * has neither the attach types nor the link's attribute, so both go by the
- * bpf() syscall.
+ * fentry.multi, fexit.multi and fsession.multi: the tracing_multi link (Linux
+ * 7.2), which takes BTF FUNC ids instead of addresses and puts a BPF
+ * trampoline on each function. libksym gives the ids (ksym_db__btf_ids()) and
+ * says why a matched function is left out; a link is made per BTF object,
+ * vmlinux's and each module's, each with its program loaded against that
+ * object: the hit counter by hand (fentry, fexit), or fsession's libbpf object
+ * (its kfuncs). libbpf 1.5 has neither the attach types nor the link's
+ * attribute: the link goes by the bpf() syscall, and fsession's section by a
+ * handler registered here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,19 +18,93 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "engine.h"
 #include "clock.h"
 #include "kernel.h"
+#include "ksymattach_fsession.skel.h"
 
 bool kattach__mode_is_tracing(enum kattach_mode mode)
 {
-	return mode == KATTACH_FENTRY || mode == KATTACH_FEXIT;
+	return mode == KATTACH_FENTRY || mode == KATTACH_FEXIT || mode == KATTACH_FSESSION;
 }
 
 static enum bpf_attach_type attach_type(const struct kattach *a)
 {
-	return a->opts.mode == KATTACH_FEXIT ? KSA_TRACE_FEXIT_MULTI : KSA_TRACE_FENTRY_MULTI;
+	switch (a->opts.mode) {
+	case KATTACH_FEXIT:
+		return KSA_TRACE_FEXIT_MULTI;
+	case KATTACH_FSESSION:
+		return KSA_TRACE_FSESSION_MULTI;
+	default:
+		return KSA_TRACE_FENTRY_MULTI;
+	}
+}
+
+/*
+ * fsession.multi's object for one BTF object (btf_fd; 0: vmlinux), its
+ * counters the first object's: its program's fd, or a negative errno.
+ */
+static int fsession_load(struct kattach *a, int btf_fd, size_t slots)
+{
+	static int handler;	/* libbpf's id of the section's handler, once a process */
+	struct ksymattach_fsession_bpf *s, **v;
+	int err;
+
+	if (handler <= 0) {
+		LIBBPF_OPTS(libbpf_prog_handler_opts, ho);
+
+		handler = libbpf_register_prog_handler("fsession.multi", BPF_PROG_TYPE_TRACING,
+						       KSA_TRACE_FSESSION_MULTI, &ho);
+		if (handler < 0)
+			return handler;
+	}
+	v = realloc(a->fskels, (a->fskel_cnt + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	a->fskels = v;
+	s = ksymattach_fsession_bpf__open();
+	if (!s)
+		return -errno;
+	a->fskels[a->fskel_cnt++] = s;
+	s->rodata->self_tgid = getpid();
+	err = bpf_map__set_max_entries(s->maps.stats, slots);
+	if (!err && a->fskel_cnt > 1)
+		err = bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(a->fskels[0]->maps.stats));
+	/* (libbpf passes the fd in attach_prog_fd, which shares its place with the BTF's) */
+	if (!err && btf_fd > 0)
+		err = bpf_program__set_attach_target(s->progs.ksa_fsession, btf_fd, NULL);
+	if (!err)
+		err = ksymattach_fsession_bpf__load(s);
+	return err ? err : bpf_program__fd(s->progs.ksa_fsession);
+}
+
+int ka_fsession_stats_fd(const struct kattach *a)
+{
+	return a->fskel_cnt ? bpf_map__fd(a->fskels[0]->maps.stats) : -1;
+}
+
+void ka_fsession_destroy(struct kattach *a)
+{
+	while (a->fskel_cnt)
+		ksymattach_fsession_bpf__destroy(a->fskels[--a->fskel_cnt]);
+	free(a->fskels);
+	a->fskels = NULL;
+}
+
+/* The program for one BTF object's link: its fd, or a negative errno. */
+static int load_for(struct kattach *a, enum bpf_attach_type type, int btf_fd, size_t slots,
+		    char *log, size_t log_len)
+{
+	int err;
+
+	if (a->opts.mode == KATTACH_FSESSION)
+		return fsession_load(a, btf_fd, slots);
+	if (btf_fd > 0)
+		return hitprog__load_extra(&a->hp, type, btf_fd, getpid());
+	err = hitprog__load(&a->hp, type, HITPROG_KEY_FUNC_IP, slots, getpid(), log, log_len);
+	return err ? err : a->hp.prog_fd;
 }
 
 /*
@@ -155,7 +231,7 @@ int ka_no_tracing_multi(struct kattach *a)
 
 	if (!has)
 		return ka_fail(a, EOPNOTSUPP, "this kernel (%s) has no tracing_multi link: "
-			       "fentry.multi and fexit.multi need Linux 7.2 or later",
+			       "fentry.multi, fexit.multi and fsession.multi need Linux 7.2 or later",
 			       kernel_release());
 	/* the link is there, its trampolines only where the architecture has them */
 	if (has > 0 && !kernel_has_symbol("bpf_trampoline_multi_attach"))
@@ -192,14 +268,14 @@ static int link_error(struct kattach *a, int err, const struct ksym_btf_ids *set
 		why = strerror(-err);
 	}
 	return ka_fail(a, -err, "the kernel refused the %s link of %zu functions (%s): %s (%s)",
-		       a->opts.mode == KATTACH_FEXIT ? "fexit.multi" : "fentry.multi", set->cnt, set->module ?: "vmlinux",
+		       kattach__link_kind(a), set->cnt, set->module ?: "vmlinux",
 		       strerror(-err), why);
 }
 
 int ka_attach_tracing(struct kattach *a)
 {
 	enum bpf_attach_type type = attach_type(a);
-	unsigned int flags = a->opts.mode == KATTACH_FEXIT ? KSYM_BTF_RETURN : 0;
+	unsigned int flags = a->opts.mode == KATTACH_FENTRY ? 0 : KSYM_BTF_RETURN;
 	struct ksym_btf_ids *sets = NULL;
 	struct leave l = { .a = a };
 	size_t i, n = 0, slots = a->target_cnt + 16;
@@ -208,7 +284,7 @@ int ka_attach_tracing(struct kattach *a)
 	int err, prog;
 
 	if (a->opts.resolver != KATTACH_RES_KSYM)
-		return ka_fail(a, EINVAL, "fentry.multi and fexit.multi are resolved by libksym only "
+		return ka_fail(a, EINVAL, "the tracing_multi links are resolved by libksym only "
 			       "(no %s row yet)", kattach__resolver_name(a->opts.resolver));
 	err = ka_no_tracing_multi(a);
 	if (err)
@@ -224,17 +300,16 @@ int ka_attach_tracing(struct kattach *a)
 	if (err)
 		return ka_fail(a, -err, "%s", ksym_db__errmsg(a->db));
 
+	/* vmlinux's program first, even where no link is vmlinux's: the counters are its */
 	t0 = now_ns();
-	err = hitprog__load(&a->hp, type, HITPROG_KEY_FUNC_IP, slots, getpid(), log, sizeof(log));
-	a->prog_fd = a->hp.prog_fd;
+	prog = load_for(a, type, 0, slots, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
-	if (err) {
+	if (prog < 0) {
 		ksym_btf_ids__free(sets, n);
-		return ka_load_error(a, err, log);
+		return ka_load_error(a, prog, log);
 	}
-	t0 = now_ns();
+	a->prog_fd = prog;
 	for (i = 0; i < n && !err; i++) {
-		prog = a->hp.prog_fd;
 		if (sets[i].module) {
 			int btf = module_btf_fd(sets[i].module);
 
@@ -243,15 +318,21 @@ int ka_attach_tracing(struct kattach *a)
 					      sets[i].module, strerror(-btf));
 				break;
 			}
-			prog = hitprog__load_extra(&a->hp, type, btf, getpid());
+			t0 = now_ns();
+			prog = load_for(a, type, btf, slots, NULL, 0);
+			a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 			close(btf);
 			if (prog < 0) {
-				err = ka_fail(a, -prog, "cannot load the counter for module %s: %s",
+				err = ka_fail(a, -prog, "cannot load the program for module %s: %s",
 					      sets[i].module, strerror(-prog));
 				break;
 			}
+		} else {
+			prog = a->prog_fd;
 		}
+		t0 = now_ns();
 		err = link_create(prog, type, sets[i].ids, sets[i].cnt);
+		a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
 		if (err < 0) {
 			err = link_error(a, err, &sets[i]);
 			break;
@@ -262,7 +343,6 @@ int ka_attach_tracing(struct kattach *a)
 		if (a->opts.stop && *a->opts.stop)
 			err = ka_fail(a, EINTR, "interrupted while attaching");
 	}
-	a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
 	ksym_btf_ids__free(sets, n);
 	if (err)
 		return err;

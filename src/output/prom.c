@@ -131,7 +131,7 @@ int prom__view_of(struct prom_view *v, const struct kattach *a, struct prom_fn *
 	v->mode = kattach__mode_name(kattach__mode(a));
 	v->resolver = kattach__resolver_name(kattach__resolver(a));
 	v->source = kattach__source(a);
-	v->session = kattach__mode(a) == KATTACH_SESSION;
+	v->session = kattach__mode_has_latency(kattach__mode(a));
 	v->fallback = kattach__fell_back(a);
 	v->matched = n;
 	v->attached = kattach__attached_cnt(a);

@@ -152,7 +152,7 @@ static void print_json(FILE *f, const struct kattach *a, const struct report_opt
 			if (kattach__confirmed_cnt(a) >= 0)
 				fprintf(f, ",\"confirmed\":%s",
 					v[i]->flags & KATTACH_F_CONFIRMED ? "true" : "false");
-			if (kattach__mode(a) == KATTACH_SESSION)
+			if (kattach__mode_has_latency(kattach__mode(a)))
 				json_latency(f, kattach_target__stat(v[i]));
 		}
 		fputc('}', f);
@@ -214,7 +214,7 @@ static void print_text(FILE *f, const struct kattach *a, const struct report_opt
 	if (shown < n)
 		fprintf(f, "... %zu more (-o json lists all)\n", n - shown);
 	/* session: the latency of the busiest few */
-	for (i = 0; kattach__mode(a) == KATTACH_SESSION && i < shown && i < 5; i++)
+	for (i = 0; kattach__mode_has_latency(kattach__mode(a)) && i < shown && i < 5; i++)
 		if (kattach_target__stat(v[i])->calls)
 			print_hist(f, v[i]);
 }

@@ -40,7 +40,7 @@ if grep -q ' bpf_trampoline_multi_attach$' /proc/kallsyms; then
 elif grep -q ' bpf_tracing_multi_attach$' /proc/kallsyms; then
 	want='^ksymattach: this kernel .* has the tracing_multi link but not on this architecture'
 else
-	want='^ksymattach: this kernel .* has no tracing_multi link: fentry.multi and fexit.multi need'
+	want='^ksymattach: this kernel .* has no tracing_multi link: fentry.multi, fexit.multi and fsession.multi need'
 fi
 if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qE "$want" "$tmp/err"; then
 	ok "-m fentry on the host kernel: one line naming what it lacks ($(cat "$tmp/err"))"

@@ -1,4 +1,4 @@
-# fentry.multi and fexit.multi: the tracing_multi link (Linux 7.2), which takes
+# fentry.multi, fexit.multi and fsession.multi: the tracing_multi link (Linux 7.2), which takes
 # BTF ids, a link per BTF object. The kernel's own account of each link (its
 # fdinfo) must hold exactly the functions ksymattach says it attached, and those
 # must be the traceable functions the pattern matches that BTF has; what it
@@ -36,6 +36,8 @@ if [ -z "$tm_has" ]; then
 		$K -m fentry -p 'vfs_*' -d 1
 	one_line_error "tmulti: -m fexit refused in one line ($why)" "$why" \
 		$K -m fexit -p 'vfs_read' -d 1
+	one_line_error "tmulti: -m fsession refused in one line ($why)" "$why" \
+		$K -m fsession -p 'vfs_read' -d 1
 	is "$(probes_left)" 0 "tmulti: nothing left attached"
 else
 	# what the link must hold: the traceable vfs_* names that vmlinux's BTF has
@@ -69,6 +71,21 @@ else
 	fi
 	is "$(cat $O/tm-fexit.fns)" vfs_read "tmulti: the fexit link holds vfs_read alone"
 
+	# fsession.multi: entry and return paired, a latency histogram (its libbpf object)
+	rm -f $O/tm-fs.err
+	$K -m fsession -p vfs_read -d 120 -o json > $O/tm-fs.json 2> $O/tm-fs.err &
+	tm_pid=$!
+	check "tmulti: -m fsession announces it is attached" wait_for $O/tm-fs.err 60 'attached'
+	dd if=/dev/zero of=/dev/null bs=1 count=400 2>/dev/null
+	kill -INT $tm_pid; wait $tm_pid
+	is "$?" 130 "tmulti: -m fsession: SIGINT ends it, 130"
+	calls=$(json_int calls $O/tm-fs.json); rets=$(json_int returns $O/tm-fs.json)
+	ge "$calls" 400 "tmulti: fsession counts vfs_read's calls (>= 400 reads)"
+	check "tmulti: fsession's returns match its calls ($rets of $calls)" \
+		sh -c "[ '$rets' -ge $((calls - 2)) ] && [ '$rets' -le '$calls' ]"
+	check "tmulti: fsession gives a latency histogram" \
+		grep -q '"latency_ns_log2":\[[0-9,]*[1-9]' $O/tm-fs.json
+
 	# a function a trampoline recurses on (it panicked 7.3.4 in a tracing_multi link)
 	tm_run unsafe -m fentry -p 'rcu_read_unlock_special' -p 'vfs_write'
 	is "$tm_rc" 130 "tmulti: rcu_read_unlock_special asked for: no panic"
@@ -83,16 +100,19 @@ else
 		sort -u > $O/tm-mtrace.txt
 	grep -Fxf $O/tm-mbtf.txt $O/tm-mtrace.txt > $O/tm-mwant.txt
 	(cat $O/tm-mwant.txt; echo vfs_read) | sort > $O/tm-bothwant.txt
-	tm_run mod -m fentry -p 'dummy:*' -p 'vfs_read'
-	is "$tm_rc" 130 "tmulti: a module's functions and vmlinux's attach"
-	is "$(json_int links $O/tm-mod.json)" 2 "tmulti: ... in two links, one per BTF object"
 	ge "$(wc -l < $O/tm-mwant.txt)" 1 "tmulti: dummy has traceable BTF functions"
-	if cmp -s $O/tm-bothwant.txt $O/tm-mod.fns; then
-		ok "tmulti: the links hold dummy's $(wc -l < $O/tm-mwant.txt) and vfs_read, by name"
-	else
-		not_ok "tmulti: the links hold dummy's functions and vfs_read, by name"
-		diff $O/tm-bothwant.txt $O/tm-mod.fns | head -n 10 | sed 's/^/# /'
-	fi
+	for m in fentry fsession; do
+		tm_run mod-$m -m $m -p 'dummy:*' -p 'vfs_read'
+		is "$tm_rc" 130 "tmulti: $m: a module's functions and vmlinux's attach"
+		is "$(json_int links $O/tm-mod-$m.json)" 2 \
+			"tmulti: $m: ... in two links, one per BTF object"
+		if cmp -s $O/tm-bothwant.txt $O/tm-mod-$m.fns; then
+			ok "tmulti: $m: the links hold dummy's $(wc -l < $O/tm-mwant.txt) and vfs_read"
+		else
+			not_ok "tmulti: $m: the links hold dummy's functions and vfs_read, by name"
+			diff $O/tm-bothwant.txt $O/tm-mod-$m.fns | head -n 10 | sed 's/^/# /'
+		fi
+	done
 	[ -n "$mod_was" ] || rmmod dummy
 	is "$(probes_left)" 0 "tmulti: nothing left attached after the module's links"
 
