@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/btf.h>
@@ -171,18 +172,23 @@ static int build_index(struct ksym_bfuncs *f)
 	return 0;
 }
 
-struct ksym_bfuncs *ksym_bfuncs__parse(void *data, size_t len, const struct ksym_bfuncs *base)
+static struct ksym_bfuncs *parse(void *data, size_t len, bool mapped,
+				  const struct ksym_bfuncs *base)
 {
 	struct ksym_bfuncs *f = calloc(1, sizeof(*f));
 	int err;
 
 	if (!f) {
-		free(data);
+		if (mapped)
+			munmap(data, len);
+		else
+			free(data);
 		errno = ENOMEM;
 		return NULL;
 	}
 	f->data = data;
 	f->len = len;
+	f->mapped = mapped;
 	f->base = base;
 	f->start_id = base ? base->start_id + base->type_cnt : 1;
 	err = take_header(f);
@@ -198,17 +204,40 @@ struct ksym_bfuncs *ksym_bfuncs__parse(void *data, size_t len, const struct ksym
 	return f;
 }
 
+struct ksym_bfuncs *ksym_bfuncs__parse(void *data, size_t len, const struct ksym_bfuncs *base)
+{
+	return parse(data, len, false, base);
+}
+
+/*
+ * Mapped where sysfs lets it (vmlinux's BTF, Linux 6.16 and later): a fresh
+ * process then copies none of its megabytes, and sysfs' reads come a page
+ * each. Read whole elsewhere.
+ */
 struct ksym_bfuncs *ksym_bfuncs__load(const char *path, const struct ksym_bfuncs *base)
 {
-	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct stat st;
 	size_t len;
-	int err = ksym__read_file_max(path, BFUNCS_FILE_MAX, &buf, &len);
+	char *buf;
+	void *map;
 
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && st.st_size > 0 && (uint64_t)st.st_size <= BFUNCS_FILE_MAX) {
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			close(fd);
+			return parse(map, st.st_size, true, base);
+		}
+	}
+	close(fd);
+	err = ksym__read_file_max(path, BFUNCS_FILE_MAX, &buf, &len);
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
-	return ksym_bfuncs__parse(buf, len, base);
+	return parse(buf, len, false, base);
 }
 
 void ksym_bfuncs__free(struct ksym_bfuncs *f)
@@ -218,7 +247,10 @@ void ksym_bfuncs__free(struct ksym_bfuncs *f)
 	free(f->slots);
 	free(f->funcs);
 	free(f->type_off);
-	free(f->data);
+	if (f->mapped)
+		munmap(f->data, f->len);
+	else
+		free(f->data);
 	free(f);
 }
 

@@ -14,6 +14,7 @@ struct ksym_bfuncs {
 	const struct ksym_bfuncs *base;	/* vmlinux's, for a module's split BTF */
 	char *data;			/* the file, kept */
 	size_t len;
+	bool mapped;			/* data is the file mapped, not a copy */
 	const char *types;		/* its type section */
 	size_t types_len;
 	const char *strs;		/* its strings */

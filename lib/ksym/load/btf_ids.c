@@ -28,6 +28,7 @@ struct btf_obj {
 struct ksym_db_btf {
 	struct btf_obj *v;		/* v[0] is vmlinux */
 	size_t n, cap;
+	struct ksym_table *names;	/* kallsyms' text, as far as the patterns go (names_table()) */
 };
 
 void ksym_db_btf_free(struct ksym_db_btf *b)
@@ -40,6 +41,7 @@ void ksym_db_btf_free(struct ksym_db_btf *b)
 	for (i = b->n; i-- > 0;)
 		ksym_bfuncs__free(b->v[i].f);
 	free(b->v);
+	ksym_table__free(b->names);
 	free(b);
 }
 
@@ -181,21 +183,35 @@ static const char *const verdict_words[KSYM_BTF_VERDICT_CNT] = {
 /*
  * A table with every symbol of each matched name: FUNCS, where they are
  * kallsyms' text symbols read now (as far as the patterns go, so every
- * symbol of a name matched, traceable or not), else kallsyms. (A data symbol
- * of a function's name would sort above its text in kallsyms_lookup_name()'s
+ * symbol of a name matched, traceable or not), kallsyms where the load has
+ * it, else kallsyms' text read now as far as the patterns go (the kernel's
+ * table in memory first, as the sources read it). (A data symbol of a
+ * function's name would sort above its text in kallsyms_lookup_name()'s
  * order: text symbols alone answer it.)
  */
 static int names_table(struct ksym_db *db, const struct ksym_table **t)
 {
-	int err = 0;
+	const struct ksym_db_opts *o = &db->opts;
+	int err;
 
 	if (db->tier == KSYM_TIER_LIVE &&
 	    (db->origin == KSYM_ORIG_KCORE || db->origin == KSYM_ORIG_UNKNOWN)) {
 		*t = db->funcs;
 		return 0;
 	}
-	if (!db->kallsyms)
-		err = ksym_db__load_more(db, KSYM_DB_KALLSYMS);
+	if (!db->kallsyms && !o->system_map_path && !o->vmlinux_path) {
+		if (!db->btf->names) {
+			err = ksym_rd_file_filtered(&db->rd, KSYM_FMT_KALLSYMS,
+						    ksym_opts_kallsyms_path(o), true, true,
+						    db->filter_err ? NULL : &db->filter,
+						    &db->btf->names);
+			if (err)
+				return err;
+		}
+		*t = db->btf->names;
+		return 0;
+	}
+	err = db->kallsyms ? 0 : ksym_db__load_more(db, KSYM_DB_KALLSYMS);
 	*t = db->kallsyms;
 	return err;
 }
@@ -249,6 +265,8 @@ static int take(const struct ksym_site *s, void *ctx)
 	int err;
 
 	/* (here, not before the walk: a build cache found wrong on the way reloads the db) */
+	if (!w->db->btf && !(w->db->btf = calloc(1, sizeof(*w->db->btf))))
+		return ksym_db_fail(w->db, ENOMEM, "out of memory");
 	if (!w->names) {
 		err = names_table(w->db, &w->names);
 		if (err)
