@@ -129,4 +129,18 @@ else
 		"tmulti: ... the kernel's links hold as many as it says"
 	sed -n 's/.*"phases_us":{\([^}]*\)}.*/# whole kernel, phases (us): \1/p' $O/tm-all.json
 	is "$(probes_left)" 0 "tmulti: nothing left attached after the whole kernel"
+
+	# SIGINT while the kernel makes the whole kernel's link (one bpf() call of
+	# tens of seconds here): 130, and the link made is closed
+	$K -m fentry -p '*' -d 60 > /dev/null 2> $O/tm-int.err &
+	tm_pid=$!
+	sleep 8
+	kill -INT $tm_pid 2>/dev/null
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	wait $tm_pid
+	rc=$?
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	is "$rc" 130 "tmulti: SIGINT 8 s into the whole kernel's attach: 130"
+	echo "# it exited $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s after the signal: $(grep -v warning $O/tm-int.err | head -c 200)"
+	is "$(probes_left)" 0 "tmulti: ... nothing left attached"
 fi
