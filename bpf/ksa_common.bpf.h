@@ -60,6 +60,23 @@ static __always_inline int count_ip(__u64 ip)
 	return 0;
 }
 
+/* A return: its latency since start (the entry's time) into ip's histogram. */
+static __always_inline void count_return(__u64 ip, __u64 start)
+{
+	__u64 delta = bpf_ktime_get_ns() - start;
+	struct ksa_stat *s = stat_of(ip);
+	__u32 slot;
+
+	if (!s)
+		return;
+	slot = log2_u64(delta);
+	if (slot >= KSA_LAT_SLOTS)
+		slot = KSA_LAT_SLOTS - 1;
+	s->returns++;
+	s->lat_sum_ns += delta;
+	s->lat_log2[slot]++;
+}
+
 /* bpf_get_func_ip() after is_self(), as src/engine/hitprog.c assembles it */
 static __always_inline int count_hit(void *ctx)
 {

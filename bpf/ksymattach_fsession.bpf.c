@@ -22,9 +22,6 @@ SEC("fsession.multi")
 int ksa_fsession(void *ctx)
 {
 	__u64 *cookie = bpf_session_cookie(ctx);
-	struct ksa_stat *s;
-	__u64 delta;
-	__u32 slot;
 
 	if (!bpf_session_is_return(ctx)) {
 		/* (the return runs whatever the entry returns: a 0 cookie skips it) */
@@ -37,15 +34,6 @@ int ksa_fsession(void *ctx)
 	}
 	if (!*cookie)
 		return 0;
-	delta = bpf_ktime_get_ns() - *cookie;
-	s = stat_of(bpf_get_func_ip(ctx));
-	if (!s)
-		return 0;
-	slot = log2_u64(delta);
-	if (slot >= KSA_LAT_SLOTS)
-		slot = KSA_LAT_SLOTS - 1;
-	s->returns++;
-	s->lat_sum_ns += delta;
-	s->lat_log2[slot]++;
+	count_return(bpf_get_func_ip(ctx), *cookie);
 	return 0;
 }

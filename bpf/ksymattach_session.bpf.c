@@ -42,9 +42,6 @@ SEC("kprobe.session")
 int ksa_session(struct pt_regs *ctx)
 {
 	__u64 *cookie = session_cookie(ctx);
-	struct ksa_stat *s;
-	__u64 delta;
-	__u32 slot;
 
 	if (!session_is_return(ctx)) {
 		if (is_self())
@@ -53,15 +50,6 @@ int ksa_session(struct pt_regs *ctx)
 		count_hit(ctx);
 		return 0;	/* 0: run the return probe too */
 	}
-	delta = bpf_ktime_get_ns() - *cookie;
-	s = stat_of(bpf_get_func_ip(ctx));
-	if (!s)
-		return 0;
-	slot = log2_u64(delta);
-	if (slot >= KSA_LAT_SLOTS)
-		slot = KSA_LAT_SLOTS - 1;
-	s->returns++;
-	s->lat_sum_ns += delta;
-	s->lat_log2[slot]++;
+	count_return(bpf_get_func_ip(ctx), *cookie);
 	return 0;
 }

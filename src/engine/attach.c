@@ -128,7 +128,6 @@ bool kattach__from_cache(const struct kattach *a)
 	return a->db && ksym_db__from_cache(a->db, KSYM_DB_FUNCS);
 }
 
-static struct kattach_target *target_of(struct kattach *a, uint64_t ip);
 
 /*
  * Ask the kernel which addresses each link really holds (Linux >= 6.6 tells):
@@ -166,7 +165,7 @@ void ka_confirm(struct kattach *a)
 			break;
 		}
 		for (j = 0; j < cnt && j < cap; j++) {
-			struct kattach_target *t = target_of(a, addrs[j]);
+			struct kattach_target *t = ka_target_of(a, addrs[j]);
 
 			if (t && !(t->flags & KATTACH_F_CONFIRMED)) {
 				t->flags |= KATTACH_F_CONFIRMED;
@@ -444,7 +443,7 @@ int kattach__attach(struct kattach *a)
  */
 #define ENTRY_SLACK 16
 
-static struct kattach_target *target_of(struct kattach *a, uint64_t ip)
+struct kattach_target *ka_target_of(struct kattach *a, uint64_t ip)
 {
 	size_t lo = 0, hi = a->target_cnt;
 
@@ -496,7 +495,7 @@ int kattach__collect(struct kattach *a)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, vals))
 			continue;
-		t = target_of(a, key);
+		t = ka_target_of(a, key);
 		if (!t)
 			continue;
 		if (fd == a->hp.map_fd) {

@@ -150,6 +150,8 @@ ssize_t ka_distinct_names(struct kattach *a);
 int ka_attach_range(struct kattach *a, struct bpf_program *prog, size_t i, size_t n);
 int ka_no_multi(struct kattach *a, int err);
 int ka_arm(struct kattach *a);
+/* the target an IP the kernel reports belongs to (attach.c); NULL: none */
+struct kattach_target *ka_target_of(struct kattach *a, uint64_t ip);
 /* the targets the kernel lists in its links, flagged KATTACH_F_CONFIRMED (attach.c) */
 void ka_confirm(struct kattach *a);
 /* How the kernel refuses a link for an address that is no ftrace location */

@@ -162,20 +162,12 @@ static int module_btf_fd(const char *module)
 	return err == -ENOENT ? -ENOENT : err;
 }
 
-/* The target at the site addr, in address order; NULL: none. */
+/* The target at the site addr; NULL: none. */
 static struct kattach_target *target_at(struct kattach *a, uint64_t addr)
 {
-	size_t lo = 0, hi = a->target_cnt;
+	struct kattach_target *t = ka_target_of(a, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a->targets[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < a->target_cnt && a->targets[lo].addr == addr ? &a->targets[lo] : NULL;
+	return t && t->addr == addr ? t : NULL;
 }
 
 static bool verbose_of(const struct kattach *a)

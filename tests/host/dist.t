@@ -192,7 +192,7 @@ EOF
 	is "$(wc -l < "$tmp/calls")" 0 "-p with a glob: the binary is not asked"
 	is "$(complete_line 'ksymattach -p nomatch')" "" "-p: nothing matches, nothing offered"
 	is "$(complete_line 'ksymattach -m s')" "session" "-m: modes"
-	is "$(complete_line 'ksymattach --mode ')" "multi session" "--mode: both modes"
+	is "$(complete_line 'ksymattach --mode ')" "fentry fexit fsession multi session" "--mode: every mode"
 	is "$(complete_line 'ksymattach -r ')" "kernel ksym libbpf" "-r: resolvers"
 	is "$(complete_line 'ksymattach -o ')" "json prom text" "-o: formats"
 	is "$(complete_line 'ksymattach --output=j')" "json" "--output=: formats"
