@@ -130,6 +130,7 @@ struct kattach_target {
 	 * blacklisted, ENODEV: its module went (kattach__excluded_reason()) */
 	int excluded_errno;
 	const char *why;	/* or the reason in words, where libksym gave one */
+	uint32_t btf_id;	/* tracing_multi: its BTF FUNC id in its object (0: none) */
 	struct ksa_stat *stat;	/* summed over CPUs by kattach__collect(); NULL before */
 };
 

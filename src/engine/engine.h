@@ -112,8 +112,8 @@ enum ka_names {
 	KA_NAMES_IF_PLAIN,	/* names where every pattern is a plain name, else globs */
 };
 
-/* a target a tracing_multi link holds by one of its names' BTF id (tmulti.c) */
-#define KATTACH_F_BTF_ID (1u << 18)
+/* tracing_multi: left out, its name leading the kernel's lookup to another function */
+#define KATTACH_F_BTF_OTHER (1u << 18)
 
 struct ka_resolver {
 	const char *name;

@@ -55,6 +55,9 @@ struct pick {
 	const char *name;
 	const char *module;
 	unsigned int flags;
+	/* tracing_multi: its BTF id, or why a link leaves it out (NULL: in) */
+	uint32_t btf_id;
+	const char *btf_why;
 };
 
 struct collect_ctx {
@@ -107,30 +110,33 @@ static bool skipped_addr(const struct kattach *a, uint64_t loc)
 	return lo < a->opts.skip_cnt && v[lo] == loc;
 }
 
-static int add_target(const struct ksym_site *s, void *ctx)
+/* A match kept as a target, its last pick; NULL: left out, or out of memory (*err). */
+static struct pick *pick(struct collect_ctx *c, const struct ksym_site *s, int *err)
 {
 	const struct ksym *sym = &s->sym;
-	struct collect_ctx *c = ctx;
 	struct kattach *a = c->a;
 
+	*err = 0;
 	/* matched, but no target: it does not count as a match either */
 	if (excluded_by_glob(a, sym)) {
 		c->left_out[s->pattern]++;
-		return 0;
+		return NULL;
 	}
 	/* a kallsyms candidate without a call site is no function the kernel can trace */
 	if (!s->site)
-		return 0;
+		return NULL;
 	if (skipped_addr(a, s->loc)) {
 		c->left_out[s->pattern]++;
-		return 0;
+		return NULL;
 	}
 	if (c->cnt == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 256;
 		struct pick *n = realloc(c->picks, ncap * sizeof(*n));
 
-		if (!n)
-			return -ENOMEM;
+		if (!n) {
+			*err = -ENOMEM;
+			return NULL;
+		}
 		c->picks = n;
 		c->cap = ncap;
 	}
@@ -140,6 +146,30 @@ static int add_target(const struct ksym_site *s, void *ctx)
 			 (ksym_db__blacklisted(a->db, sym->addr) ? KSYM_F_BLACKLISTED : 0),
 	};
 	c->picked[s->pattern]++;
+	return &c->picks[c->cnt - 1];
+}
+
+static int add_target(const struct ksym_site *s, void *ctx)
+{
+	int err;
+
+	pick(ctx, s, &err);
+	return err;
+}
+
+/* tracing_multi: the same, with each function's BTF id and verdict, from one walk */
+static int add_btf_target(const struct ksym_btf_func *f, void *ctx)
+{
+	int err;
+	struct pick *p = pick(ctx, &f->site, &err);
+
+	if (!p)
+		return err;
+	p->btf_id = f->id;
+	/* (SAME: another match of the same function is in the link) */
+	p->btf_why = f->verdict == KSYM_BTF_OK || f->verdict == KSYM_BTF_SAME ? NULL : f->why;
+	if (f->verdict == KSYM_BTF_OTHER || f->verdict == KSYM_BTF_AMBIGUOUS)
+		p->flags |= KATTACH_F_BTF_OTHER;
 	return 0;
 }
 
@@ -175,7 +205,11 @@ static int collect(struct kattach *a, struct collect_ctx *c)
 	c->left_out = calloc(n, sizeof(*c->left_out));
 	if (!c->picked || !c->left_out)
 		return ka_fail(a, ENOMEM, "out of memory");
-	err = ksym_db__each_match(a->db, add_target, c);
+	if (kattach__mode_is_tracing(a->opts.mode))
+		err = ksym_db__each_btf(a->db, a->opts.mode == KATTACH_FENTRY ? 0 : KSYM_BTF_RETURN,
+					add_btf_target, c);
+	else
+		err = ksym_db__each_match(a->db, add_target, c);
 	a->funcs = ksym_db__funcs(a->db);
 	a->source = ksym_db__funcs_source(a->db);
 	msg = ksym_db__errmsg(a->db);
@@ -211,6 +245,8 @@ static int targets_from(struct kattach *a, const struct pick *p, size_t n)
 		a->targets[i].name = p[i].name;
 		a->targets[i].module = p[i].module;
 		a->targets[i].flags = p[i].flags;
+		a->targets[i].btf_id = p[i].btf_id;
+		a->targets[i].why = p[i].btf_why;
 	}
 	a->target_cnt = n;
 	return 0;
@@ -259,9 +295,13 @@ int kattach__resolve(struct kattach *a)
 	/* One target per address: overlapping patterns and aliases collapse. */
 	if (c.cnt > 1)	/* (none: picks may be NULL) */
 		qsort(c.picks, c.cnt, sizeof(*c.picks), ka_addr_cmp);
-	for (i = j = 0; i < c.cnt; i++)
+	for (i = j = 0; i < c.cnt; i++) {
 		if (!j || c.picks[j - 1].addr != c.picks[i].addr)
 			c.picks[j++] = c.picks[i];
+		/* a function of two names is in a tracing_multi link by either's id */
+		else if (c.picks[j - 1].btf_why && !c.picks[i].btf_why)
+			c.picks[j - 1] = c.picks[i];
+	}
 	err = targets_from(a, c.picks, j);
 	free(c.picks);
 	a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;

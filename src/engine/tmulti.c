@@ -162,58 +162,109 @@ static int module_btf_fd(const char *module)
 	return err == -ENOENT ? -ENOENT : err;
 }
 
-/* The target at the site addr; NULL: none. */
-static struct kattach_target *target_at(struct kattach *a, uint64_t addr)
-{
-	struct kattach_target *t = ka_target_of(a, addr);
-
-	return t && t->addr == addr ? t : NULL;
-}
-
 static bool verbose_of(const struct kattach *a)
 {
 	return a->opts.sources && a->opts.sources->verbose;
 }
 
-struct leave {
-	struct kattach *a;
-	size_t other;		/* left out: their names find other functions */
+/* One link's ids: a BTF object's (module NULL: vmlinux). */
+struct id_set {
+	const char *module;
+	uint32_t *ids;
+	size_t cnt;
 };
 
-/*
- * Each target the links leave out, with libksym's reason. A function with
- * two names (aliases at one site) is attached where either name's id is.
- */
-static int leave_out(const struct ksym_btf_func *f, void *ctx)
+static void sets_free(struct id_set *v, size_t n)
 {
-	struct leave *l = ctx;
-	struct kattach *a = l->a;
-	struct kattach_target *t = target_at(a, f->site.loc);
+	while (n--)
+		free(v[n].ids);
+	free(v);
+}
 
-	if (!t)
-		return 0;
-	/* (SAME: the function is in the link by another match of it) */
-	if (f->verdict == KSYM_BTF_OK || f->verdict == KSYM_BTF_SAME) {
-		t->flags |= KATTACH_F_BTF_ID;
-		if (t->flags & KATTACH_F_EXCLUDED) {
-			t->flags &= ~KATTACH_F_EXCLUDED;
-			t->why = NULL;
-			a->excluded--;
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static bool same_module(const char *x, const char *y)
+{
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+/*
+ * The targets a link takes, by their resolution's verdict (kattach__resolve()
+ * walked them once, with ids and reasons): the others excluded, named; the
+ * ids grouped by BTF object, vmlinux's first, each sorted and once.
+ */
+static int make_sets(struct kattach *a, struct id_set **out, size_t *cnt)
+{
+	struct id_set *v = NULL;
+	size_t i, k, n = 0, other = 0;
+
+	for (i = 0; i < a->target_cnt; i++) {
+		struct kattach_target *t = &a->targets[i];
+
+		if (t->flags & KATTACH_F_EXCLUDED)
+			continue;
+		if (t->why || !t->btf_id) {
+			ka_exclude(a, t, EINVAL);
+			if (!t->why)
+				t->why = "no BTF id";
+			if (!(t->flags & KATTACH_F_BTF_OTHER))
+				continue;
+			other++;
+			if (verbose_of(a))
+				ka_warn(a, "%s%s%s left out: %s", t->name, t->module ? " in " : "",
+					t->module ?: "", t->why);
+			continue;
 		}
-		return 0;
+		for (k = 0; k < n && !same_module(v[k].module, t->module); k++)
+			;
+		if (k == n) {
+			struct id_set *nv = realloc(v, (n + 1) * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+			v[n++] = (struct id_set){ .module = t->module };
+			/* vmlinux's first: the counters are its program's */
+			if (!t->module && k) {
+				struct id_set x = v[k];
+
+				memmove(v + 1, v, k * sizeof(*v));
+				v[0] = x;
+				k = 0;
+			}
+		}
+		if (!(v[k].cnt & (v[k].cnt + 1))) {	/* at 0, 1, 3, 7 ...: room doubled */
+			uint32_t *ids = realloc(v[k].ids, (2 * v[k].cnt + 1) * sizeof(*ids));
+
+			if (!ids)
+				goto nomem;
+			v[k].ids = ids;
+		}
+		v[k].ids[v[k].cnt++] = t->btf_id;
 	}
-	if (t->flags & (KATTACH_F_EXCLUDED | KATTACH_F_BTF_ID))
-		return 0;
-	ka_exclude(a, t, EINVAL);
-	t->why = f->why;
-	if (f->verdict != KSYM_BTF_OTHER && f->verdict != KSYM_BTF_AMBIGUOUS)
-		return 0;
-	l->other++;
-	if (verbose_of(a))
-		ka_warn(a, "%s%s%s left out: %s (kallsyms holds its name %u times)", f->site.sym.name,
-			f->site.sym.module ? " in " : "", f->site.sym.module ?: "", f->why,
-			f->kallsyms_cnt);
+	if (other && !verbose_of(a))
+		ka_warn(a, "%zu functions left out: the kernel's lookup of each one's name finds "
+			"another function of that name (-v names them)", other);
+	for (k = 0; k < n; k++) {
+		size_t j;
+
+		qsort(v[k].ids, v[k].cnt, sizeof(*v[k].ids), cmp_u32);
+		for (i = j = 0; i < v[k].cnt; i++)
+			if (!j || v[k].ids[j - 1] != v[k].ids[i])
+				v[k].ids[j++] = v[k].ids[i];
+		v[k].cnt = j;
+	}
+	*out = v;
+	*cnt = n;
 	return 0;
+nomem:
+	sets_free(v, n);
+	return ka_fail(a, ENOMEM, "out of memory");
 }
 
 /* What the kernel lacks for these links, in one line; 0 where it has them. */
@@ -236,7 +287,7 @@ int ka_no_tracing_multi(struct kattach *a)
  * The kernel's refusal of one link, named: it refuses the whole link for one
  * function, and says no more than an errno.
  */
-static int link_error(struct kattach *a, int err, const struct ksym_btf_ids *set)
+static int link_error(struct kattach *a, int err, const struct id_set *set)
 {
 	const char *why;
 
@@ -267,9 +318,7 @@ static int link_error(struct kattach *a, int err, const struct ksym_btf_ids *set
 int ka_attach_tracing(struct kattach *a)
 {
 	enum bpf_attach_type type = attach_type(a);
-	unsigned int flags = a->opts.mode == KATTACH_FENTRY ? 0 : KSYM_BTF_RETURN;
-	struct ksym_btf_ids *sets = NULL;
-	struct leave l = { .a = a };
+	struct id_set *sets = NULL;
 	size_t i, n = 0, slots = a->target_cnt + 16;
 	uint64_t t0;
 	char log[256] = "";
@@ -281,23 +330,23 @@ int ka_attach_tracing(struct kattach *a)
 	err = ka_no_tracing_multi(a);
 	if (err)
 		return err;
-	t0 = now_ns();
-	err = ksym_db__each_btf(a->db, flags, leave_out, &l);
-	if (!err && l.other && !verbose_of(a))
-		ka_warn(a, "%zu functions left out: the kernel's lookup of each one's name finds "
-			"another function of that name (-v names them)", l.other);
-	if (!err)
-		err = ksym_db__btf_ids(a->db, flags, &sets, &n);
-	a->phase_ns[KATTACH_PH_MATCH] += now_ns() - t0;
+	err = make_sets(a, &sets, &n);
 	if (err)
-		return ka_fail(a, -err, "%s", ksym_db__errmsg(a->db));
+		return err;
+	if (!n) {
+		sets_free(sets, n);
+		return a->opts.allow_empty ? 0 :
+		       ka_fail(a, ENOENT, "no function the patterns match can be attached by BTF id "
+			       "(%zu matched: see -v or -o json for why each is left out)",
+			       a->target_cnt);
+	}
 
 	/* vmlinux's program first, even where no link is vmlinux's: the counters are its */
 	t0 = now_ns();
 	prog = load_for(a, type, 0, slots, log, sizeof(log));
 	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
 	if (prog < 0) {
-		ksym_btf_ids__free(sets, n);
+		sets_free(sets, n);
 		return ka_load_error(a, prog, log);
 	}
 	a->prog_fd = prog;
@@ -335,7 +384,7 @@ int ka_attach_tracing(struct kattach *a)
 		if (a->opts.stop && *a->opts.stop)
 			err = ka_fail(a, EINTR, "interrupted while attaching");
 	}
-	ksym_btf_ids__free(sets, n);
+	sets_free(sets, n);
 	if (err)
 		return err;
 	err = ka_arm(a);

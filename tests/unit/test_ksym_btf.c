@@ -114,13 +114,14 @@ static void *bb_bytes(const struct bb *b, size_t *len)
 /* The test kernel's vmlinux: each function's prototype earns one verdict. */
 struct kernel_ids {
 	uint32_t vfs_read, vfs_many, vfs_printf, vfs_big, vfs_pair, vfs_ret, vfs_float;
-	uint32_t vfs_dup, vfs_dup2, rcu_note, do_exit, vfs_wide, mod_fn, mod_twice;
+	uint32_t vfs_dup, vfs_dup2, rcu_note, do_exit, vfs_wide, vfs_slots, vfs_twin, last;
+	uint32_t mod_fn, mod_twice;
 };
 
 static void make_kernel(struct bb *vm, struct bb *mod, struct kernel_ids *k)
 {
 	uint32_t i_int, i_ptr, i_big, i_pair, i_dbl, i_big_t, i_wide, ok, many, va, big, pair, ret, flt;
-	uint32_t wide, mp, enc = 32, enc128 = 128, thirteen[13], a[2];
+	uint32_t wide, slots, mp, enc = 32, enc128 = 128, thirteen[13], a[2];
 	int i;
 
 	bb_init(vm, NULL);
@@ -144,6 +145,9 @@ static void make_kernel(struct bb *vm, struct bb *mod, struct kernel_ids *k)
 	ret = bb_proto(vm, i_big, NULL, 0);
 	flt = bb_proto(vm, i_int, &i_dbl, 1);
 	wide = bb_proto(vm, i_wide, NULL, 0);
+	/* 12 arguments, one a 16-byte struct: 13 of the trampoline's 8-byte slots */
+	thirteen[11] = i_pair;
+	slots = bb_proto(vm, i_int, thirteen, 12);
 	k->vfs_read = bb_type(vm, "vfs_read", BTF_KIND_FUNC, 0, ok, NULL, 0);
 	k->vfs_many = bb_type(vm, "vfs_many", BTF_KIND_FUNC, 1, many, NULL, 0);
 	k->vfs_printf = bb_type(vm, "vfs_printf", BTF_KIND_FUNC, 1, va, NULL, 0);
@@ -156,6 +160,10 @@ static void make_kernel(struct bb *vm, struct bb *mod, struct kernel_ids *k)
 	k->rcu_note = bb_type(vm, "rcu_note", BTF_KIND_FUNC, 0, ok, NULL, 0);
 	k->do_exit = bb_type(vm, "do_exit", BTF_KIND_FUNC, 1, ok, NULL, 0);
 	k->vfs_wide = bb_type(vm, "vfs_wide", BTF_KIND_FUNC, 0, wide, NULL, 0);
+	k->vfs_slots = bb_type(vm, "vfs_slots", BTF_KIND_FUNC, 0, slots, NULL, 0);
+	/* two static functions of one name, two prototypes: BTF keeps both */
+	k->vfs_twin = bb_type(vm, "vfs_twin", BTF_KIND_FUNC, 0, ok, NULL, 0);
+	k->last = bb_type(vm, "vfs_twin", BTF_KIND_FUNC, 0, pair, NULL, 0);
 
 	/* the module's prototype takes vmlinux's types: a split BTF over it */
 	bb_init(mod, vm);
@@ -178,7 +186,7 @@ static void test_index(void **state)
 	p = bb_bytes(&vm, &len);
 	v = ksym_bfuncs__parse(p, len, NULL);
 	assert_non_null(v);
-	assert_int_equal(ksym_bfuncs__cnt(v), 12);
+	assert_int_equal(ksym_bfuncs__cnt(v), 15);
 	assert_int_equal(ksym_bfuncs__start_id(v), 1);
 	assert_int_equal(ksym_bfuncs__find(v, "vfs_read", &id), 1);
 	assert_int_equal(id, k.vfs_read);
@@ -195,13 +203,16 @@ static void test_index(void **state)
 	assert_int_equal(ksym_bfuncs__proto(v, k.vfs_wide, false), KSYM_BPROTO_OK);
 	assert_int_equal(ksym_bfuncs__proto(v, k.vfs_wide, true), KSYM_BPROTO_RET_SIZE);
 	assert_int_equal(ksym_bfuncs__proto(v, k.vfs_read, true), KSYM_BPROTO_OK);
+	assert_int_equal(ksym_bfuncs__proto(v, k.vfs_slots, false), KSYM_BPROTO_ARGS);
+	assert_int_equal(ksym_bfuncs__find(v, "vfs_twin", &id), 2);
+	assert_int_equal(id, k.vfs_twin);
 	assert_int_equal(ksym_bfuncs__proto(v, 1, false), KSYM_BPROTO_BAD);	/* not a FUNC */
 	assert_int_equal(ksym_bfuncs__proto(v, 9999, false), KSYM_BPROTO_BAD);
 
 	p = bb_bytes(&mod, &len);
 	m = ksym_bfuncs__parse(p, len, v);
 	assert_non_null(m);
-	assert_int_equal(ksym_bfuncs__start_id(m), k.vfs_wide + 1);
+	assert_int_equal(ksym_bfuncs__start_id(m), k.last + 1);
 	assert_int_equal(ksym_bfuncs__cnt(m), 2);
 	assert_int_equal(ksym_bfuncs__find(m, "mod_fn", &id), 1);
 	assert_int_equal(id, k.mod_fn);
@@ -242,7 +253,7 @@ static void test_malformed(void **state)
 	assert_null(ksym_bfuncs__parse(p, len, NULL));
 
 	p = bb_bytes(&vm, &len);
-	t = (void *)(p + sizeof(struct btf_header) + vm.tlen - sizeof(*t));	/* vfs_wide */
+	t = (void *)(p + sizeof(struct btf_header) + vm.tlen - sizeof(*t));	/* vfs_twin */
 	t->name_off = vm.slen + 5;
 	assert_null(ksym_bfuncs__parse(p, len, NULL));
 	assert_int_equal(errno, EBADMSG);
@@ -280,6 +291,7 @@ static const char kallsyms[] =
 	"ffffffff8100c000 T rcu_note\n"
 	"ffffffff8100d000 T do_exit\n"
 	"ffffffff8100e000 t vfs_clone.isra.0\n"
+	"ffffffff8100f000 t vfs_twin\n"
 	"ffffffffc0001000 t mod_fn\t[mymod]\n"
 	"ffffffffc0002000 t mod_twice\t[mymod]\n"
 	"ffffffffc0003000 t mod_twice\t[mymod]\n"
@@ -298,6 +310,7 @@ static const char sites[] =
 	"ffffffff8100c000 rcu_note\n"
 	"ffffffff8100d000 do_exit\n"
 	"ffffffff8100e000 vfs_clone.isra.0\n"
+	"ffffffff8100f000 vfs_twin\n"
 	"ffffffffc0001000 mod_fn [mymod]\n"
 	"ffffffffc0002000 mod_twice [mymod]\n"
 	"ffffffffc0003000 mod_twice [mymod]\n"
@@ -384,7 +397,7 @@ static void test_verdicts(void **state)
 	assert_int_equal(ksym_db__load(db), 0);
 	seen_n = 0;
 	assert_int_equal(ksym_db__each_btf(db, 0, note, NULL), 0);
-	assert_int_equal(seen_n, 17);
+	assert_int_equal(seen_n, 18);
 	assert_int_equal(find_seen("vfs_read", 0, 0)->v, KSYM_BTF_OK);
 	assert_int_equal(find_seen("vfs_read", 0, 0)->id, k.vfs_read);
 	assert_int_equal(find_seen("vfs_read", 0, 5)->v, KSYM_BTF_SAME);
@@ -399,6 +412,7 @@ static void test_verdicts(void **state)
 	assert_int_equal(find_seen("vfs_dup2", 0, 0)->v, KSYM_BTF_OK);
 	assert_int_equal(find_seen("vfs_dup2", 0, 0)->kcnt, 2);
 	assert_int_equal(find_seen("vfs_clone.isra.0", 0, 0)->v, KSYM_BTF_NO_BTF);
+	assert_int_equal(find_seen("vfs_twin", 0, 0)->v, KSYM_BTF_TWICE);
 	assert_int_equal(find_seen("rcu_note", 0, 1)->v, KSYM_BTF_UNSAFE);
 	assert_int_equal(find_seen("do_exit", 0, 2)->v, KSYM_BTF_OK);
 	assert_int_equal(find_seen("mod_fn", 0, 3)->v, KSYM_BTF_OK);

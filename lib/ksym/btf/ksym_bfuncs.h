@@ -18,7 +18,7 @@ struct ksym_bfuncs;
 /* Why a trampoline cannot take a prototype, as the kernel's verifier says. */
 enum ksym_bproto {
 	KSYM_BPROTO_OK,
-	KSYM_BPROTO_ARGS,	/* more arguments than a trampoline passes (12) */
+	KSYM_BPROTO_ARGS,	/* more arguments than a trampoline passes (12 8-byte slots) */
 	KSYM_BPROTO_VARARGS,
 	KSYM_BPROTO_ARG,	/* an argument neither an integer, an enum, a pointer,
 				 * nor a struct or union of at most 16 bytes */

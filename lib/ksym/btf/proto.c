@@ -15,7 +15,7 @@
 
 static const char *const words[KSYM_BPROTO_CNT] = {
 	[KSYM_BPROTO_OK] = "a trampoline takes it",
-	[KSYM_BPROTO_ARGS] = "takes more than 12 arguments",
+	[KSYM_BPROTO_ARGS] = "takes more than 12 arguments (8-byte slots)",
 	[KSYM_BPROTO_VARARGS] = "takes variable arguments",
 	[KSYM_BPROTO_ARG] = "takes an argument a trampoline cannot pass",
 	[KSYM_BPROTO_RET] = "returns a struct, a union or a float",
@@ -77,7 +77,7 @@ enum ksym_bproto ksym_bfuncs__proto(const struct ksym_bfuncs *f, uint32_t id, bo
 {
 	const struct btf_type *fn = ksym_bfuncs_type(f, id), *pr;
 	const struct btf_param *p;
-	uint32_t i, n;
+	uint32_t i, n, slots;
 	bool aggr;
 	long sz;
 
@@ -97,7 +97,7 @@ enum ksym_bproto ksym_bfuncs__proto(const struct ksym_bfuncs *f, uint32_t id, bo
 	if (at_return && sz > 8)
 		return KSYM_BPROTO_RET_SIZE;
 	p = (const void *)(pr + 1);
-	for (i = 0; i < n; i++) {
+	for (i = 0, slots = 0; i < n; i++) {
 		if (i == n - 1 && !p[i].type)
 			return KSYM_BPROTO_VARARGS;
 		sz = type_size(f, p[i].type, &aggr);
@@ -105,6 +105,8 @@ enum ksym_bproto ksym_bfuncs__proto(const struct ksym_bfuncs *f, uint32_t id, bo
 			return KSYM_BPROTO_BAD;
 		if (sz <= 0 || sz > TRAMP_ARG_MAX)
 			return KSYM_BPROTO_ARG;
+		slots += (sz + 7) / 8;
 	}
-	return KSYM_BPROTO_OK;
+	/* x86-64's trampoline counts 8-byte slots: a 16-byte struct takes two */
+	return slots > TRAMP_ARGS_MAX ? KSYM_BPROTO_ARGS : KSYM_BPROTO_OK;
 }

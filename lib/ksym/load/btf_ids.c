@@ -58,11 +58,14 @@ static const char *const unsafe_names[] = {
 	"migrate_enable", "___migrate_enable", "rcu_read_unlock_strict", "preempt_count_add",
 	"preempt_count_sub", "__rcu_read_lock", "__rcu_read_unlock", "bpf_get_numa_node_id",
 };
-/* the kernel's noreturn_deny: no fexit or fsession, which would wait for a return */
+/*
+ * the kernel's noreturn_deny, in its kernels' versions (kthread_exit is in
+ * some): no fexit or fsession, which would wait for a return
+ */
 static const char *const noreturn_names[] = {
 	"__ia32_sys_exit", "__ia32_sys_exit_group", "__kunit_abort", "kunit_try_catch_throw",
 	"__module_put_and_kthread_exit", "__x64_sys_exit", "__x64_sys_exit_group", "do_exit",
-	"do_group_exit", "kthread_complete_and_exit", "make_task_dead",
+	"do_group_exit", "kthread_complete_and_exit", "kthread_exit", "make_task_dead",
 };
 
 static bool in_list(const char *name, const char *const *v, size_t n)
@@ -172,6 +175,7 @@ static const char *const verdict_words[KSYM_BTF_VERDICT_CNT] = {
 	[KSYM_BTF_PROTO] = "a trampoline cannot take its prototype",
 	[KSYM_BTF_NO_SITE] = "no ftrace site",
 	[KSYM_BTF_NO_BTF] = "no BTF function of its name",
+	[KSYM_BTF_TWICE] = "BTF holds two functions of its name",
 	[KSYM_BTF_UNSAFE] = "a trampoline on it recurses or the kernel denies it",
 	[KSYM_BTF_NORETURN] = "it never returns",
 	[KSYM_BTF_OTHER] = "the kernel's lookup of its name finds another function",
@@ -222,8 +226,13 @@ static void judge(struct ksym_db *db, const struct ksym_table *names, unsigned i
 	const char *name = bf->site.sym.name;
 	struct btf_obj *o;
 	enum ksym_bproto p;
+	size_t n;
 
 	bf->verdict = KSYM_BTF_NO_SITE;
+	if (bf->site.site == -ENODATA) {
+		bf->why = "its traceability is unknown (no list of ftrace's sites was read)";
+		return;
+	}
 	if (bf->site.site <= 0)
 		goto out;
 	o = object(db, bf->site.sym.module);
@@ -231,7 +240,12 @@ static void judge(struct ksym_db *db, const struct ksym_table *names, unsigned i
 	if (!o || !o->f)
 		goto out;
 	bf->verdict = KSYM_BTF_NO_BTF;
-	if (!ksym_bfuncs__find(o->f, name, &bf->id))
+	n = ksym_bfuncs__find(o->f, name, &bf->id);
+	if (!n)
+		goto out;
+	/* static functions of one name and two prototypes: which one is this? */
+	bf->verdict = KSYM_BTF_TWICE;
+	if (n > 1)
 		goto out;
 	p = ksym_bfuncs__proto(o->f, bf->id, flags & KSYM_BTF_RETURN);
 	bf->verdict = KSYM_BTF_PROTO;

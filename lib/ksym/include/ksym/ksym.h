@@ -561,6 +561,7 @@ enum ksym_btf_verdict {
 	KSYM_BTF_AMBIGUOUS,	/* a module's name held twice: which one is unknown */
 	KSYM_BTF_SAME,		/* its id is in the link already (an alias, two patterns) */
 	KSYM_BTF_NO_OBJECT,	/* its module has no BTF */
+	KSYM_BTF_TWICE,		/* its object's BTF has two FUNCs of its name */
 	KSYM_BTF_VERDICT_CNT,
 };
 
