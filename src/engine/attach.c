@@ -133,7 +133,7 @@ bool kattach__from_cache(const struct kattach *a)
  * Ask the kernel which addresses each link really holds (Linux >= 6.6 tells):
  * what counts as attached is what the kernel says, whoever resolved the names.
  */
-void ka_confirm(struct kattach *a)
+static void confirm(struct kattach *a)
 {
 	size_t i, total = 0, cap = a->target_cnt + 16;
 	__u64 *addrs = calloc(cap, sizeof(*addrs));
@@ -416,11 +416,17 @@ static int attach_all(struct kattach *a)
 		return err;
 	if (a->excluded == a->target_cnt)
 		return ka_fail(a, EINVAL, "the kernel refused all %zu functions", a->target_cnt);
-	err = ka_arm(a);
+	return ka_attached(a);
+}
+
+int ka_attached(struct kattach *a)
+{
+	int err = ka_arm(a);
+
 	if (err)
 		return err;
 	a->attached = a->target_cnt - a->excluded;
-	ka_confirm(a);
+	confirm(a);
 	return 0;
 }
 

@@ -152,8 +152,11 @@ int ka_no_multi(struct kattach *a, int err);
 int ka_arm(struct kattach *a);
 /* the target an IP the kernel reports belongs to (attach.c); NULL: none */
 struct kattach_target *ka_target_of(struct kattach *a, uint64_t ip);
-/* the targets the kernel lists in its links, flagged KATTACH_F_CONFIRMED (attach.c) */
-void ka_confirm(struct kattach *a);
+/*
+ * The links are made: counting starts, and the targets the kernel lists in
+ * its links are flagged KATTACH_F_CONFIRMED (attach.c)
+ */
+int ka_attached(struct kattach *a);
 /* How the kernel refuses a link for an address that is no ftrace location */
 bool ka_refuses_address(int err);
 

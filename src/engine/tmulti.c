@@ -385,12 +385,5 @@ int ka_attach_tracing(struct kattach *a)
 			err = ka_fail(a, EINTR, "interrupted while attaching");
 	}
 	sets_free(sets, n);
-	if (err)
-		return err;
-	err = ka_arm(a);
-	if (err)
-		return err;
-	a->attached = a->target_cnt - a->excluded;
-	ka_confirm(a);
-	return 0;
+	return err ? err : ka_attached(a);
 }
