@@ -66,10 +66,13 @@ OUTPUT_SRCS := $(wildcard src/output/*.c)
 SERVICE_SRCS := $(wildcard src/service/*.c)
 WATCH_SRCS := $(wildcard src/watch/*.c)
 CLI_SRCS := $(wildcard src/*.c)
+# compiled against libbpf 1.8's headers (below): apart from the rest
+L18_SRCS := $(wildcard src/libbpf18/*.c)
 APP_SRCS := $(CLI_SRCS) $(SERVICE_SRCS) $(WATCH_SRCS) $(ENGINE_SRCS) $(OUTPUT_SRCS) \
 	$(BENCH_SRCS) $(MODEL_SRCS)
 OBJ := $(OUTPUT)/obj
 APP_OBJS := $(APP_SRCS:%.c=$(OBJ)/%.o)
+L18_OBJS := $(L18_SRCS:%.c=$(OBJ)/%.o)
 KSYM_OBJS := $(KSYM_SRCS:%.c=$(OBJ)/%.o)
 APP_HDRS := $(wildcard src/*.h src/*/*.h bench/*.h kmodel/*.h bpf/*.h) $(KSYM_HDRS)
 
@@ -99,7 +102,10 @@ $(OBJ)/bench/%.o: PART_INC := $(LIB_INC) -Ikmodel -Isrc/common -Isrc/output
 $(OBJ)/src/output/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/common -Ibpf $(BPF_INC)
 $(OBJ)/src/service/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/watch -Isrc/output -Isrc/common \
 	-Ibpf $(BPF_INC)
-$(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Ibpf $(BPF_INC)
+$(OBJ)/src/engine/%.o: PART_INC := $(LIB_INC) -Isrc/common -Isrc/output -Isrc/libbpf18 -Ibpf \
+	$(BPF_INC)
+# libbpf 1.8's headers only; its object's skeleton by a quoted include
+$(OBJ)/src/libbpf18/%.o: PART_INC = $(LIBBPF18_INC) -iquote $(OUTPUT)
 $(OBJ)/src/watch/%.o: PART_INC := -Isrc/output -Isrc/common -Ibpf $(BPF_INC)
 $(OBJ)/src/%.o: PART_INC := $(LIB_INC) -Isrc/engine -Isrc/output -Isrc/common -Isrc/service \
 	-Isrc/watch \
@@ -132,8 +138,46 @@ $(SYSROOT_STAMP): | $(OUTPUT)
 $(KSYM_OBJS): $(SYSROOT_STAMP)
 endif
 
+# libbpf 1.8 beside 1.5, for the --compare row that attaches with
+# bpf_program__attach_tracing_multi(), which 1.5 lacks: built from the
+# tools/lib/bpf of the kernel source `newest` runs (Debian's linux-source), and
+# every global symbol it defines renamed l18_, so that both link into one
+# static binary and each one's calls stay inside it. A file that uses 1.8 is
+# compiled with $(LIBBPF18_INC) instead of $(BPF_INC), and so sees none of 1.5's
+# headers: its plain libbpf calls name the renamed functions (rename.h).
+LIBBPF18_SRC := $(abspath $(OUTPUT)/linux-src)
+LIBBPF18_DIR := $(abspath $(OUTPUT)/libbpf18)
+LIBBPF18_OBJ := $(LIBBPF18_DIR)/libbpf18.a
+LIBBPF18_INC := -I$(LIBBPF18_DIR)/include -include $(LIBBPF18_DIR)/rename.h
+
+$(LIBBPF18_SRC)/.complete:
+	scripts/pkgcache linux-src newest $(LIBBPF18_SRC) > /dev/null
+
+# The kernel's tools build: LD for its `ld -r` of all objects into one, ARCH
+# for its arch headers. Then the renaming: the symbols readelf lists as defined
+# and global (the hidden ones clash in a static link too); what the archive
+# only calls (libc, libelf, zlib) keeps its name. rename.h names the exported
+# ones only, so that a file using 1.8 keeps its own names for the rest.
+LIBBPF18_BUILD := $(LIBBPF18_DIR)/build
+$(LIBBPF18_OBJ): B := $(LIBBPF18_BUILD)
+$(LIBBPF18_OBJ): $(LIBBPF18_SRC)/.complete $(SYSROOT_STAMP)
+	@mkdir -p $(B) $(LIBBPF18_DIR)/include/linux
+	$(MAKE) -C $(LIBBPF18_SRC)/tools/lib/bpf ARCH=$(ARCH) OUTPUT=$(B)/ \
+		DESTDIR=$(LIBBPF18_DIR) prefix= $(LIBBPF_MAKE_FLAGS) LD=$(CROSS_COMPILE)ld \
+		$(B)/libbpf.a install_headers > /dev/null
+	cp $(addprefix $(LIBBPF18_SRC)/tools/include/uapi/linux/,bpf.h bpf_common.h btf.h) \
+		$(LIBBPF18_DIR)/include/linux/
+	readelf -sW $(B)/libbpf.a | awk '$$1 ~ /^[0-9]+:$$/ && $$(NF - 1) != "UND" && \
+		$$5 ~ /^(GLOBAL|WEAK|UNIQUE)$$/ { print $$6, $$NF }' | sort -u -k2 > $(B)/syms
+	awk '{ print $$2, "l18_" $$2 }' $(B)/syms > $(B)/redefine
+	$(CROSS_COMPILE)objcopy --redefine-syms=$(B)/redefine $(B)/libbpf.a $@.tmp
+	{ echo '/* libbpf 1.8: its API as $(notdir $@) names it (made by the Makefile) */'; \
+		awk '$$1 == "DEFAULT" { print "#define", $$2, "l18_" $$2 }' $(B)/syms; \
+		} > $(LIBBPF18_DIR)/rename.h
+	mv $@.tmp $@
+
 # BPF side: compiled against the committed vmlinux.h (make vmlinux-h regenerates it).
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h bpf/ksa_common.bpf.h bpf/watch.h vmlinux.h \
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ksymattach.h bpf/ksa_common.bpf.h bpf/ksa_fsession.bpf.h bpf/lookup_time.bpf.h bpf/watch.h vmlinux.h \
 		$(LIBBPF_OBJ) | $(OUTPUT)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -I. -Ibpf -c $< -o $@
 	$(LLVM_STRIP) -g $@
@@ -145,6 +189,8 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 $(OBJ)/src/engine/attach.o $(OBJ)/src/engine/kprobes.o: $(OUTPUT)/ksymattach.skel.h \
 	$(OUTPUT)/ksymattach_session.skel.h
 $(OBJ)/src/engine/tmulti.o: $(OUTPUT)/ksymattach_fsession.skel.h
+$(OBJ)/src/engine/lookups.o: $(OUTPUT)/ksymattach_lookups.skel.h
+$(L18_OBJS): $(OUTPUT)/ksymattach_tmulti18.skel.h $(LIBBPF18_OBJ)
 
 $(OBJ)/src/watch/watch.o: $(OUTPUT)/watch.skel.h
 
@@ -172,7 +218,7 @@ $(OUTPUT)/libksym.pc: lib/ksym/libksym.pc.in lib/ksym/include/ksym/ksym.h
 		-e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # One static file: runs on fleet nodes without libbpf and inside the VM.
-$(OUTPUT)/ksymattach: $(APP_OBJS) $(OUTPUT)/libksym.a $(LIBBPF_OBJ)
+$(OUTPUT)/ksymattach: $(APP_OBJS) $(L18_OBJS) $(OUTPUT)/libksym.a $(LIBBPF_OBJ) $(LIBBPF18_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static $^ $(APP_LDLIBS) -o $@
 
 # examples/: an agent linking libksym (static, so that it runs in the VM too).
@@ -195,7 +241,7 @@ vmlinux-h:
 
 # Fresh Debian 12: what the build and the tests need, from Debian 12's own archive.
 DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-dev \
-	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl \
+	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl python3 \
 	libclang-rt-14-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
 	prometheus systemd bash-completion debian-archive-keyring strace \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
@@ -353,13 +399,19 @@ fuzz: $(FUZZ_BINS)
 	OUTPUT=$(abspath $(OUTPUT)) FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) prove -v --exec '' tests/fuzz/run.t
 
 # The VM tests' own tools, static like the binary they sit beside in the guest.
-VM_TOOLS := $(OUTPUT)/tests/forge_build $(OUTPUT)/tests/iter_dump $(OUTPUT)/tests/modlive_dump
+VM_TOOLS := $(OUTPUT)/tests/forge_build $(OUTPUT)/tests/iter_dump $(OUTPUT)/tests/modlive_dump \
+	$(OUTPUT)/tests/syscall_loop
 .PHONY: vm-tools
 vm-tools: $(VM_TOOLS)
 $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LIB_INC) $(KSYM_INC) -static $< $(OUTPUT)/libksym.a $(LDFLAGS) -lelf -lz \
 		-lzstd -pthread -o $@
+# the per-call bench's loop (tests/vm/bench-percall.sh): plain libc, no libksym
+$(OUTPUT)/tests/syscall_loop: tests/vm/tools/syscall_loop.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static $< $(LDFLAGS) -o $@
+bench-vm: $(OUTPUT)/tests/syscall_loop
 
 .PHONY: check check-fast check-unit check-host check-vm
 # The fleet tests (tests/vm/fleet-*.t) install the package: it is built first.
@@ -380,16 +432,16 @@ else
 cross:
 endif
 
-check: all examples deb cross $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS)
+check: all examples deb cross $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS) $(LIBBPF18_OBJ)
 	@tests/vm/cache-notice
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS) tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)
 # The development loop: unit and host tests, no guest and no package build
 # (docs/testing.md); package.t needs `make deb` and runs in make check.
-check-fast: all cross $(UNIT_BINS) $(DATA)
+check-fast: all cross $(UNIT_BINS) $(DATA) $(LIBBPF18_OBJ)
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(filter-out tests/host/package.t,$(wildcard tests/host/*.t)) $(UNIT_BINS)
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
-check-host: all cross $(DATA)
+check-host: all cross $(DATA) $(LIBBPF18_OBJ)
 	$(TEST_ENV) prove -f --exec '' tests/host/*.t
 check-vm: all examples deb cross $(VM_TOOLS)
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS)
@@ -421,9 +473,9 @@ bench-vm: all examples $(OUTPUT)/tests/iter_dump
 # libraries), for the daemon soak; not installed anywhere.
 $(OUTPUT)/ksymattach-asan: $(APP_SRCS) $(KSYM_SRCS) $(APP_HDRS) $(LIBBPF_OBJ) $(OUTPUT)/ksymattach
 	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INC) $(KSYM_INC) -Isrc/engine \
-		-Isrc/output -Isrc/common -Isrc/service -Ibench -Ikmodel -Ibpf $(BPF_INC) \
-		-DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"' \
-		$(APP_SRCS) $(KSYM_SRCS) $(LIBBPF_OBJ) $(APP_LDLIBS) -o $@
+		-Isrc/output -Isrc/common -Isrc/service -Isrc/libbpf18 -Ibench -Ikmodel -Ibpf \
+		$(BPF_INC) -DKSA_VERSION='"$(VERSION)"' -DKSA_SYSCONFDIR='"$(SYSCONFDIR)"' \
+		$(APP_SRCS) $(KSYM_SRCS) $(L18_OBJS) $(LIBBPF_OBJ) $(LIBBPF18_OBJ) $(APP_LDLIBS) -o $@
 
 # The daemon soak (docs/reliability.md): SOAK_MINUTES (10) under load and reloads;
 # SOAK_ASAN=1: the sanitized build.

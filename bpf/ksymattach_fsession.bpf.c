@@ -1,39 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * fsession.multi (the tracing_multi link, Linux 7.2): one program run at a
- * function's entry and again at its return, through a BPF trampoline, with a
- * cookie of its own per call: calls on entry, latency on return, as
- * kprobe.session's program counts them (ksymattach_session.bpf.c). libbpf 1.5
- * knows neither the section nor the attach type: src/engine/tmulti.c registers
- * the section's handler before it opens this object.
+ * fsession.multi's program for ksymattach's own links (ksa_fsession.bpf.h
+ * counts). libbpf 1.5 knows neither the section nor the attach type:
+ * src/engine/tmulti.c registers the section's handler before it opens this
+ * object.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "ksa_common.bpf.h"
+#include "ksa_fsession.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* fsession's kfuncs take the program's context (Linux 6.19 and later) */
-extern bool bpf_session_is_return(void *ctx) __ksym;
-extern __u64 *bpf_session_cookie(void *ctx) __ksym;
 
 SEC("fsession.multi")
 int ksa_fsession(void *ctx)
 {
-	__u64 *cookie = bpf_session_cookie(ctx);
-
-	if (!bpf_session_is_return(ctx)) {
-		/* (the return runs whatever the entry returns: a 0 cookie skips it) */
-		*cookie = 0;
-		if (is_self())
-			return 0;
-		*cookie = bpf_ktime_get_ns();
-		count_hit(ctx);
-		return 0;
-	}
-	if (!*cookie)
-		return 0;
-	count_return(bpf_get_func_ip(ctx), *cookie);
-	return 0;
+	return fsession_count(ctx);
 }

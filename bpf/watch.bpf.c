@@ -24,6 +24,8 @@ const volatile __u32 self_tgid = 0;
 
 #define MAX_PROCS 16384
 #define MAX_THREADS 16384
+#define LOOKUP_THREADS MAX_THREADS
+#include "lookup_time.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -110,19 +112,6 @@ struct {
 	__type(value, struct reading);
 } readings SEC(".maps");
 
-/* Per thread: how deep in the kallsyms lookups it is, and since when. */
-struct depth {
-	__u64 ts;
-	__u32 depth;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u32);
-	__type(value, struct depth);
-} depths SEC(".maps");
 
 /* A link being freed, per thread: since when. */
 struct {
@@ -520,60 +509,22 @@ int ksw_exit(void *ctx)
 }
 
 /* The kallsyms lookups: the outermost call's time, per process. */
-static __always_inline int resolve_enter(void)
+static __always_inline void resolve_time(__u64 ns)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct depth *d, zero = {};
+	struct ksw_stat *s = stat_of(bpf_get_current_pid_tgid() >> 32);
 
-	d = bpf_map_lookup_elem(&depths, &tid);
-	if (!d) {
-		bpf_map_update_elem(&depths, &tid, &zero, BPF_NOEXIST);
-		d = bpf_map_lookup_elem(&depths, &tid);
-		if (!d)
-			return 0;
-	}
-	if (d->depth++ == 0)
-		d->ts = bpf_ktime_get_ns();
-	return 0;
-}
-
-static __always_inline int resolve_exit(void)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct ksw_stat *s;
-	struct depth *d;
-
-	d = bpf_map_lookup_elem(&depths, &tid);
-	if (!d || !d->depth)
-		return 0;
-	if (--d->depth)
-		return 0;
-	s = stat_of(id >> 32);
 	if (s) {
-		__sync_fetch_and_add(&s->resolve_ns, bpf_ktime_get_ns() - d->ts);
+		__sync_fetch_and_add(&s->resolve_ns, ns);
 		__sync_fetch_and_add(&s->resolve_calls, 1);
 	}
-	return 0;
 }
 
-/* One pair per lookup; userspace keeps those the running kernel's BTF has. */
-#define RESOLVE_PAIR(fn)                                        \
-	SEC("fentry/" #fn) int BPF_PROG(enter_##fn)             \
-	{                                                       \
-		return resolve_enter();                         \
-	}                                                       \
-	SEC("fexit/" #fn) int BPF_PROG(exit_##fn)               \
-	{                                                       \
-		return resolve_exit();                          \
-	}
-
-RESOLVE_PAIR(kallsyms_lookup_name)
-RESOLVE_PAIR(kallsyms_on_each_symbol)
-RESOLVE_PAIR(kallsyms_on_each_match_symbol)
-RESOLVE_PAIR(module_kallsyms_lookup_name)
-RESOLVE_PAIR(module_kallsyms_on_each_symbol)
-RESOLVE_PAIR(find_kallsyms_symbol_value)
+LOOKUP_PAIR(kallsyms_lookup_name, resolve_time)
+LOOKUP_PAIR(kallsyms_on_each_symbol, resolve_time)
+LOOKUP_PAIR(kallsyms_on_each_match_symbol, resolve_time)
+LOOKUP_PAIR(module_kallsyms_lookup_name, resolve_time)
+LOOKUP_PAIR(module_kallsyms_on_each_symbol, resolve_time)
+LOOKUP_PAIR(find_kallsyms_symbol_value, resolve_time)
 
 /* A link's detach: its release and free, where the kernel lets fentry see it. */
 SEC("fentry/bpf_link_free")

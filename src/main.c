@@ -436,11 +436,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		    env.cmd != CMD_BOOT_WATCH && env.cmd != CMD_CHECK_CONFIG)
 			usage_error(state, "--config is for boot, daemon, boot-watch and "
 					   "--check-config");
-		if (kattach__mode_is_tracing(env.mode) && (env.compare ||
-							   env.fallback == KATTACH_FALLBACK_KPROBE ||
+		if (kattach__mode_is_tracing(env.mode) && (env.fallback == KATTACH_FALLBACK_KPROBE ||
 							   env.cmd != CMD_ATTACH))
 			usage_error(state, "-m fentry, fexit and fsession attach by hand only: no "
-					   "--compare rows, classic kprobes or service for them yet");
+					   "classic kprobes or service for them yet");
 		if (env.cmd == CMD_WATCH && (env.patterns.cnt || env.compare || env.list))
 			usage_error(state, "watch takes no pattern, --compare or -l: it watches "
 					   "every process");

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "kernel.h"
+#include "tmulti18.h"
 #include "ksymattach.skel.h"
 #include "ksymattach_session.skel.h"
 
@@ -341,6 +342,8 @@ static int attach_all(struct kattach *a)
 
 	if (!a->target_cnt)
 		return a->opts.allow_empty ? 0 : ka_fail(a, EINVAL, "nothing to attach");
+	a->by_name = rs->names == KA_NAMES_ALWAYS ||
+		     (rs->names == KA_NAMES_IF_PLAIN && plain_names(a));
 	/* (trampolines on ftrace's sites: no kprobes needed) */
 	if (kattach__mode_is_tracing(a->opts.mode))
 		return ka_no_bpf(a) ?: ka_attach_tracing(a);
@@ -386,8 +389,6 @@ static int attach_all(struct kattach *a)
 	 * links of names are over the distinct names, so that halving a link, or
 	 * a link per name, never hands it a name twice.
 	 */
-	a->by_name = rs->names == KA_NAMES_ALWAYS ||
-		     (rs->names == KA_NAMES_IF_PLAIN && plain_names(a));
 	total = a->by_name ? ka_distinct_names(a) : (ssize_t)a->target_cnt;
 	if (total < 0)
 		return ka_fail(a, ENOMEM, "out of memory");
@@ -589,7 +590,7 @@ int kattach__detach(struct kattach *a)
 	a->blink_cnt = 0;
 	free(a->blinks);
 	a->blinks = NULL;
-	if (!a->link_cnt && !a->skel && !a->sskel && !a->fskel_cnt && a->hp.map_fd < 0) {
+	if (!a->link_cnt && !a->skel && !a->sskel && !a->fskel_cnt && !a->l18 && a->hp.map_fd < 0) {
 		a->phase_ns[KATTACH_PH_DETACH] += now_ns() - t0;
 		return 0;
 	}
@@ -601,6 +602,8 @@ int kattach__detach(struct kattach *a)
 	ksymattach_bpf__destroy(a->skel);
 	ksymattach_session_bpf__destroy(a->sskel);
 	ka_fsession_destroy(a);
+	tmulti18__free(a->l18);
+	a->l18 = NULL;
 	hitprog__close(&a->hp);
 	a->skel = NULL;
 	a->sskel = NULL;

@@ -25,6 +25,7 @@
 #include "ksymattach.h"
 
 struct kattach;
+struct kattach_lookups;
 
 enum kattach_mode {
 	KATTACH_MULTI,		/* kprobe.multi: hit counts */
@@ -57,7 +58,7 @@ enum kattach_resolver {
 	/*
 	 * The physical limit: addresses known in advance (resolved outside the
 	 * phases, as prep), an empty program loaded raw (no object, no BTF, no
-	 * maps) and linked. Counts nothing; kprobe.multi kernels only.
+	 * maps) and linked. Counts nothing.
 	 */
 	KATTACH_RES_FLOOR,
 };
@@ -109,6 +110,11 @@ struct kattach_opts {
 	 * then attaches nothing and succeeds.
 	 */
 	bool allow_empty;
+	/*
+	 * --compare: the kernel's own name lookups timed while the tracing_multi
+	 * links are made (lookups.h; NULL: not timed).
+	 */
+	struct kattach_lookups *lookups;
 };
 
 /* kattach_target.flags beyond the KSYM_F_* ones */

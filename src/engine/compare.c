@@ -8,7 +8,9 @@
 #include <sys/resource.h>
 
 #include "compare.h"
+#include "lookups.h"
 #include "stats.h"
+#include "tmulti18.h"
 
 #define MAX_ROUNDS 64
 
@@ -37,6 +39,8 @@ struct row {
 	 * a user of that resolver gets too. Empty: the row ran.
 	 */
 	char refused[320];
+	/* A row this mode has not: why (the row is not run). */
+	const char *absent;
 	/*
 	 * The functions whose names the kernel's lookup refused in the first run
 	 * of a row that hands it names (the kernel's; libbpf's, given names): a
@@ -138,6 +142,21 @@ static bool note_left_out(const struct compare_opts *o, struct row *r, const str
 }
 
 /*
+ * A detached link's sites are freed after the kernel's grace periods; a row
+ * that attaches and detaches within them waits for the row before it (a 6.12
+ * guest, 100 functions: the rows after a quick attach detached in 113 ms, the
+ * others in 62-69). A pause between rows makes each row's times its own.
+ */
+#define SETTLE_MS 250
+
+static void settle(void)
+{
+	struct timespec ts = { .tv_sec = SETTLE_MS / 1000, .tv_nsec = SETTLE_MS % 1000 * 1000000L };
+
+	nanosleep(&ts, NULL);	/* (a signal cuts it short: the loop checks stop) */
+}
+
+/*
  * One full resolve, attach, detach by one row's resolver; round -1: a warm-up.
  * *again: the kernel refused names, now left out: run the round again.
  */
@@ -220,7 +239,7 @@ static const double *measure_of(const struct row *r, enum measure m)
 /* A row's median of v, NAN where the row was refused. */
 static double med(const struct row *r, const double *v, int n)
 {
-	return r->refused[0] ? NAN : stats(v, n).med;
+	return r->refused[0] || r->absent ? NAN : stats(v, n).med;
 }
 
 /* A cell: median [min-max], or the row's refusal. */
@@ -231,6 +250,8 @@ static void print_cell(const struct row *r, const double *v, int n)
 
 	if (r->refused[0])
 		snprintf(cell, sizeof(cell), "refused");
+	else if (r->absent)
+		snprintf(cell, sizeof(cell), "-");
 	else
 		snprintf(cell, sizeof(cell), "%.1f [%.1f-%.1f]", s.med, s.min, s.max);
 	printf(" %26s", cell);
@@ -275,27 +296,111 @@ static void print_block(const char *title, enum measure m, int n)
 /* The kernel's name lookup: the kernel row's attach phase over ksym's, per name. */
 static double kernel_us_per_name(int n)
 {
+	if (rows[ROW_KERNEL].absent)
+		return NAN;
 	return (med(&rows[ROW_KERNEL], rows[ROW_KERNEL].ph[KATTACH_PH_ATTACH], n) -
 		med(&rows[ROW_COLD], rows[ROW_COLD].ph[KATTACH_PH_ATTACH], n)) * 1e3 /
 	       rows[ROW_COLD].targets;
 }
 
+/*
+ * The kernel's own name lookups in the floor's attach, from one more run of
+ * the floor with the meter on (lookups.h): the meter's trampolines add to the
+ * lookups and the attach alike, so this run is not among the floor's rounds.
+ */
+static struct {
+	bool measured;
+	char why[200];		/* not measured: why */
+	char hooks[256];
+	uint64_t ns, calls;
+	double attach_ms;
+} lookups;
+
+static void measure_lookups(const struct compare_opts *o)
+{
+	struct kattach_opts ko = *o->attach;
+	struct compare_opts co = *o;
+	struct kattach_lookups *m;
+	struct row *r;
+	bool again;
+	int err;
+
+	if (rows[ROW_FLOOR].refused[0])
+		return;
+	err = kattach_lookups__open(&m, lookups.why, sizeof(lookups.why));
+	if (err)
+		return;
+	snprintf(lookups.hooks, sizeof(lookups.hooks), "%s", kattach_lookups__hooks(m));
+	r = malloc(sizeof(*r));
+	if (!r) {
+		kattach_lookups__free(m);
+		snprintf(lookups.why, sizeof(lookups.why), "out of memory");
+		return;
+	}
+	*r = rows[ROW_FLOOR];
+	ko.lookups = m;
+	co.attach = &ko;
+	settle();
+	err = run_one(&co, r, 0, &again);
+	if (!err && !r->refused[0]) {
+		kattach_lookups__read(m, &lookups.ns, &lookups.calls);
+		lookups.attach_ms = r->ph[KATTACH_PH_ATTACH][0];
+		lookups.measured = true;
+	} else {
+		snprintf(lookups.why, sizeof(lookups.why), "the floor's run with the meter failed");
+	}
+	free(r);
+	kattach_lookups__free(m);
+}
+
+/* What the rows attach with, in words. */
+static void link_kind(const struct compare_opts *o, char *buf, size_t sz)
+{
+	enum kattach_mode mode = o->attach->mode;
+
+	if (rows[ROW_COLD].fell_back)
+		snprintf(buf, sz, "classic kprobes (no kprobe.multi; kernel and libbpf by name, "
+			 "the kernel resolving each)");
+	else if (kattach__mode_is_tracing(mode))
+		snprintf(buf, sz, "%s.multi by BTF id (libbpf %s, linked for its row)",
+			 kattach__mode_name(mode), tmulti18__version());
+	else
+		snprintf(buf, sz, "kprobe.%s", kattach__mode_name(mode));
+}
+
+static void print_lookups(void)
+{
+	if (rows[ROW_FLOOR].refused[0])
+		return;
+	if (!lookups.measured) {
+		printf("the kernel's own name lookups: not measured: %s\n", lookups.why);
+		return;
+	}
+	printf("the kernel's own name lookups in the floor's attach: %llu lookups, %.1f ms of its "
+	       "%.1f ms (%.0f%%), %.2f us each\n(one more run of the floor, timed by fentry/fexit "
+	       "on %s, whose trampolines add to both)\n",
+	       (unsigned long long)lookups.calls, lookups.ns / 1e6, lookups.attach_ms,
+	       lookups.attach_ms > 0 ? 100 * lookups.ns / 1e6 / lookups.attach_ms : 0,
+	       lookups.calls ? lookups.ns / 1e3 / lookups.calls : 0, lookups.hooks);
+}
+
 static void print_text(const struct compare_opts *o, int n)
 {
 	double lib = med(&rows[ROW_LIBBPF], rows[ROW_LIBBPF].total, n);
+	bool tracing = kattach__mode_is_tracing(o->attach->mode);
+	char kind[160];
 	size_t i;
 	int ph;
 
-	printf("compare on %s: %zu function%s, %zu link%s each, %s%s, %d round%s\n"
+	link_kind(o, kind, sizeof(kind));
+	printf("compare on %s: %zu function%s, %zu link%s each, %s, %d round%s\n"
 	       "milliseconds, median [min-max]; libbpf resolves inside its attach call;\n"
 	       "res+att = read+parse+index+match+attach, what a resolver adds; stall = res+att\n"
-	       "+load, start to attached; floor: the addresses known, an empty program loaded raw\n\n",
+	       "+load, start to attached; floor: the %s known, an empty program loaded raw\n\n",
 	       o->kernel ? o->kernel : "(symbols from a file)", rows[ROW_COLD].targets,
-	       rows[ROW_COLD].targets == 1 ? "" : "s", rows[ROW_COLD].links, rows[ROW_COLD].links == 1 ? "" : "s",
-	       rows[ROW_COLD].fell_back ? "classic kprobes (no kprobe.multi; kernel and libbpf "
-					  "by name, the kernel resolving each)" : "kprobe.",
-	       rows[ROW_COLD].fell_back ? "" : kattach__mode_name(o->attach->mode), n,
-	       n == 1 ? "" : "s");
+	       rows[ROW_COLD].targets == 1 ? "" : "s", rows[ROW_COLD].links,
+	       rows[ROW_COLD].links == 1 ? "" : "s", kind, n, n == 1 ? "" : "s",
+	       tracing ? "BTF ids" : "addresses");
 	printf("%-8s", "PHASE");
 	for (i = 0; i < NROWS; i++)
 		printf(" %26s", rows[i].name);
@@ -318,11 +423,15 @@ static void print_text(const struct compare_opts *o, int n)
 	/* what a resolver adds: its own phases plus the attach call; and the whole stall */
 	print_block("res+att", M_RESATT, n);
 	print_block("stall", M_STALL, n);
-	if (!rows[ROW_KERNEL].refused[0])
+	if (!rows[ROW_KERNEL].refused[0] && !rows[ROW_KERNEL].absent)
 		printf("\n\nkernel-side name resolution: %+.1f us per name (attach, kernel vs "
 		       "ksym-cold)\n", kernel_us_per_name(n));
 	else
 		printf("\n\n");
+	if (rows[ROW_KERNEL].absent)
+		printf("kernel: no row: %s\n", rows[ROW_KERNEL].absent);
+	if (tracing)
+		print_lookups();
 	for (i = 0; i < NROWS; i++)
 		if (rows[i].refused[0])
 			printf("%s refused: %s%s\n", rows[i].name, rows[i].refused,
@@ -368,9 +477,10 @@ static void print_json(const struct compare_opts *o, int n)
 	for (i = 0; i < NROWS; i++) {
 		const struct row *r = &rows[i];
 
-		if (r->refused[0]) {
-			printf("%s{\"resolver\":\"%s\",\"refused\":", i ? "," : "", r->name);
-			report__json_str(stdout, r->refused);
+		if (r->refused[0] || r->absent) {
+			printf("%s{\"resolver\":\"%s\",\"%s\":", i ? "," : "", r->name,
+			       r->absent ? "absent" : "refused");
+			report__json_str(stdout, r->absent ?: r->refused);
 			printf("}");
 			continue;
 		}
@@ -400,23 +510,21 @@ static void print_json(const struct compare_opts *o, int n)
 	}
 	printf("]");
 	json_num("kernel_extra_us_per_name", kernel_us_per_name(n));
+	if (kattach__mode_is_tracing(o->attach->mode) && !rows[ROW_FLOOR].refused[0]) {
+		printf(",\"kernel_lookups\":{");
+		if (lookups.measured) {
+			printf("\"calls\":%llu,\"ms\":%.3f,\"floor_attach_ms\":%.3f,\"functions\":",
+			       (unsigned long long)lookups.calls, lookups.ns / 1e6, lookups.attach_ms);
+			report__json_str(stdout, lookups.hooks);
+		} else {
+			printf("\"not_measured\":");
+			report__json_str(stdout, lookups.why);
+		}
+		printf("}");
+	}
 	printf("}\n");
 }
 
-/*
- * A detached link's sites are freed after the kernel's grace periods; a row
- * that attaches and detaches within them waits for the row before it (a 6.12
- * guest, 100 functions: the rows after a quick attach detached in 113 ms, the
- * others in 62-69). A pause between rows makes each row's times its own.
- */
-#define SETTLE_MS 250
-
-static void settle(void)
-{
-	struct timespec ts = { .tv_sec = SETTLE_MS / 1000, .tv_nsec = SETTLE_MS % 1000 * 1000000L };
-
-	nanosleep(&ts, NULL);	/* (a signal cuts it short: the loop checks stop) */
-}
 
 /*
  * run_one() after the pause, but for the comparison's first run (ran: one
@@ -449,10 +557,14 @@ int compare__run(const struct compare_opts *o)
 				"so --batch N cannot be compared: one link or --link-per-func\n");
 		return 64;
 	}
+	if (kattach__mode_is_tracing(o->attach->mode))
+		rows[ROW_KERNEL].absent = "a tracing_multi link takes BTF ids only, and the kernel "
+					  "looks up each one's name in every row";
 	/* warm the caches once, so "ksym-warm" and "ksym-boot" are from their first round */
 	for (round = -1; round < n; round++) {
 		for (i = 0; i < NROWS; i++) {
-			if ((round < 0 && i != ROW_WARM && i != ROW_BOOT) || rows[i].refused[0])
+			if ((round < 0 && i != ROW_WARM && i != ROW_BOOT) || rows[i].refused[0] ||
+			    rows[i].absent)
 				continue;
 			err = run_settled(o, &rows[i], round < 0 ? -1 : round, &again, &ran);
 			if (!err && again)
@@ -466,6 +578,11 @@ int compare__run(const struct compare_opts *o)
 		fprintf(stderr, "ksymattach: compare: ksym-boot came from the build cache in %d of "
 				"%d rounds (the others read the kernel's symbols)\n",
 			rows[ROW_BOOT].from_build, n);
+	if (kattach__mode_is_tracing(o->attach->mode)) {
+		measure_lookups(o);
+		if (o->attach->stop && *o->attach->stop)
+			return 128 + *o->attach->stop;
+	}
 	if (o->format == REPORT_JSON)
 		print_json(o, n);
 	else

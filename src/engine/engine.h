@@ -23,6 +23,7 @@ struct bpf_link;
 struct ksymattach_bpf;
 struct ksymattach_session_bpf;
 struct ksymattach_fsession_bpf;
+struct tmulti18;
 
 /*
  * What a link of addresses is given for each target: the function's own
@@ -56,6 +57,7 @@ struct kattach {
 	/* fsession.multi: an object per BTF object, the first's counters shared (tmulti.c) */
 	struct ksymattach_fsession_bpf **fskels;
 	size_t fskel_cnt;
+	struct tmulti18 *l18;		/* LIBBPF, tracing_multi: libbpf 1.8's object and links */
 	int prog_fd;			/* whichever it is */
 	int *links;			/* link fds */
 	size_t link_cnt;		/* alive now */

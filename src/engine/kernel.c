@@ -101,6 +101,19 @@ int kernel_empty_prog(enum bpf_attach_type type)
 	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2, &po);
 }
 
+int kernel_empty_tracing_prog(enum bpf_attach_type type, int btf_obj_fd)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	/* (no attach_btf_id: a multi link's functions come with the link) */
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type,
+		    .attach_btf_obj_fd = btf_obj_fd > 0 ? btf_obj_fd : 0);
+
+	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "ksa_floor", "GPL", insns, 2, &po);
+}
+
 /*
  * bpf_get_func_ip() in a classic kprobe's program came with Linux 5.15:
  * before, the counter keys on the IP the kprobe saved.

@@ -32,5 +32,7 @@ bool kernel_kprobes_have_func_ip(void);
 bool kernel_has_multi(void);
 /* "r0 = 0; exit" for links of type (0: classic kprobes): its fd, or -errno */
 int kernel_empty_prog(enum bpf_attach_type type);
+/* The same for a tracing_multi link of type, against a module's BTF (0: vmlinux's) */
+int kernel_empty_tracing_prog(enum bpf_attach_type type, int btf_obj_fd);
 
 #endif

@@ -23,6 +23,8 @@
 #include "engine.h"
 #include "clock.h"
 #include "kernel.h"
+#include "lookups.h"
+#include "tmulti18.h"
 #include "ksymattach_fsession.skel.h"
 
 bool kattach__mode_is_tracing(enum kattach_mode mode)
@@ -99,6 +101,8 @@ static int load_for(struct kattach *a, enum bpf_attach_type type, int btf_fd, si
 {
 	int err;
 
+	if (ka_resolver(a)->empty_program)
+		return kernel_empty_tracing_prog(type, btf_fd);
 	if (a->opts.mode == KATTACH_FSESSION)
 		return fsession_load(a, btf_fd, slots);
 	if (btf_fd > 0)
@@ -315,6 +319,68 @@ static int link_error(struct kattach *a, int err, const struct id_set *set)
 		       strerror(-err), why);
 }
 
+/*
+ * libbpf 1.8's row: its own object, loaded and linked by its own calls, given
+ * the globs (a link each), or where every pattern is a plain name, the names
+ * ksym's link would hold (an agent's list), for its BTF lookup to find.
+ */
+static int attach_libbpf18(struct kattach *a)
+{
+	struct tmulti18_req req = {
+		.sz = sizeof(req), .patterns = a->opts.patterns, .pattern_cnt = a->opts.pattern_cnt,
+		.by_name = a->by_name, .slots = a->target_cnt + 16, .self_tgid = getpid(),
+		.verbose = verbose_of(a),
+		.mode = a->opts.mode == KATTACH_FEXIT ? TMULTI18_FEXIT :
+			a->opts.mode == KATTACH_FSESSION ? TMULTI18_FSESSION : TMULTI18_FENTRY,
+	};
+	const char **names = NULL;
+	char msg[256] = "";
+	size_t i, n = 0;
+	int *fds;
+	uint64_t t0;
+	int err;
+
+	if (a->by_name) {
+		names = malloc(a->target_cnt * sizeof(*names));
+		if (!names)
+			return ka_fail(a, ENOMEM, "out of memory");
+		for (i = 0; i < a->target_cnt; i++) {
+			const struct kattach_target *t = &a->targets[i];
+
+			if (!(t->flags & KATTACH_F_EXCLUDED) && !t->why && t->btf_id)
+				names[n++] = t->name;
+			else
+				ka_exclude(a, &a->targets[i], EINVAL);
+		}
+		req.patterns = names;
+		req.pattern_cnt = n;
+	}
+	t0 = now_ns();
+	err = tmulti18__open(&req, &a->l18, msg, sizeof(msg));
+	a->phase_ns[KATTACH_PH_LOAD] += now_ns() - t0;
+	if (!err) {
+		t0 = now_ns();
+		kattach_lookups__window(a->opts.lookups, true);
+		err = tmulti18__attach(a->l18, msg, sizeof(msg));
+		kattach_lookups__window(a->opts.lookups, false);
+		a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+	}
+	free(names);
+	if (err)
+		return ka_fail(a, -err, "%s", msg);
+	n = tmulti18__take_links(a->l18, &fds);
+	/* (ka_push_link() closes the fd it cannot keep) */
+	for (i = 0; i < n; i++)
+		if (err)
+			close(fds[i]);
+		else
+			err = ka_push_link(a, fds[i]);
+	free(fds);
+	if (err)
+		return ka_fail(a, ENOMEM, "out of memory");
+	return ka_attached(a);
+}
+
 int ka_attach_tracing(struct kattach *a)
 {
 	enum bpf_attach_type type = attach_type(a);
@@ -324,12 +390,14 @@ int ka_attach_tracing(struct kattach *a)
 	char log[256] = "";
 	int err, prog;
 
-	if (a->opts.resolver != KATTACH_RES_KSYM)
-		return ka_fail(a, EINVAL, "the tracing_multi links are resolved by libksym only "
-			       "(no %s row yet)", kattach__resolver_name(a->opts.resolver));
+	if (a->opts.resolver == KATTACH_RES_KERNEL)
+		return ka_fail(a, EINVAL, "a tracing_multi link takes BTF ids, never names: "
+			       "the kernel looks up every id's name whoever resolves");
 	err = ka_no_tracing_multi(a);
 	if (err)
 		return err;
+	if (ka_resolver(a)->libbpf_links)
+		return attach_libbpf18(a);
 	err = make_sets(a, &sets, &n);
 	if (err)
 		return err;
@@ -350,6 +418,8 @@ int ka_attach_tracing(struct kattach *a)
 		return ka_load_error(a, prog, log);
 	}
 	a->prog_fd = prog;
+	if (ka_resolver(a)->empty_program)
+		a->floor_prog = prog;	/* (no object holds it: detach closes it) */
 	for (i = 0; i < n && !err; i++) {
 		if (sets[i].module) {
 			int btf = module_btf_fd(sets[i].module);
@@ -372,8 +442,13 @@ int ka_attach_tracing(struct kattach *a)
 			prog = a->prog_fd;
 		}
 		t0 = now_ns();
+		kattach_lookups__window(a->opts.lookups, true);
 		err = link_create(prog, type, sets[i].ids, sets[i].cnt);
+		kattach_lookups__window(a->opts.lookups, false);
 		a->phase_ns[KATTACH_PH_ATTACH] += now_ns() - t0;
+		/* a module's empty program: its link holds it */
+		if (prog != a->prog_fd && ka_resolver(a)->empty_program)
+			close(prog);
 		if (err < 0) {
 			err = link_error(a, err, &sets[i]);
 			break;

@@ -33,7 +33,7 @@ else
 fi
 
 # -m fentry, -m fexit: the tracing_multi link, decided by the kernel's own
-# symbols; this host's answer in one line; no --compare or service for them.
+# symbols; this host's answer in one line; no service for them.
 "$K" -m fentry -p 'vfs_*' > "$tmp/out" 2> "$tmp/err"; rc=$?
 if grep -q ' bpf_trampoline_multi_attach$' /proc/kallsyms; then
 	want='^ksymattach: (tracefs is not mounted|cannot read|cannot access)'
@@ -47,8 +47,14 @@ if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qE "$want" "$tmp/
 else
 	nok "-m fentry on the host kernel: one line (rc $rc: $(head -c 300 "$tmp/err"))"
 fi
-err "-m fentry --compare: refused as a usage error" 64 "no --compare rows" \
-	"$K" -m fentry --compare -p 'vfs_*'
+# --compare says the same, in its first row's name
+"$K" -m fentry --compare --rounds 1 -p 'vfs_*' > "$tmp/out" 2> "$tmp/err"; rc=$?
+if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -qE "${want/#^ksymattach: /^ksymattach: compare, ksym-cold: }" "$tmp/err"; then
+	ok "-m fentry --compare on the host kernel: the same one line ($(cat "$tmp/err"))"
+else
+	nok "-m fentry --compare on the host kernel: one line (rc $rc: $(head -c 300 "$tmp/err"))"
+fi
 err "-m fexit boot: refused as a usage error" 64 "attach by hand only" "$K" -m fexit boot
 
 # A kernel older than the oldest supported (uname says 2.6 under setarch): one

@@ -4,8 +4,9 @@
 # every k-th of the distinct names tracefs lists (spread over the whole kernel, not
 # a prefix): 100, 1,000 and 10,000 of them, then every traceable function (-p '*'),
 # then the kernel selftest's own scenario (kprobe_multi_bench_attach: vmlinux's
-# names from available_filter_functions, each once, less the few it leaves out).
-# Each row is printed as: functions, stall and detach in ms (medians), the stall
+# names from available_filter_functions, each once, less the few it leaves out);
+# then the same names and the whole kernel through fentry.multi, where the
+# kernel has the tracing_multi link. Each row is printed as: functions, stall and detach in ms (medians), the stall
 # as a ratio to libbpf's and to the floor's, the detach as a ratio to libbpf's, and
 # the stall against libbpf's as a bar (libbpf's: 40 characters).
 K=./bin/ksymattach
@@ -38,6 +39,7 @@ point() {	# NAME ROUNDS PATTERN
 		for (i = 2; i <= n; i++) {
 			r = row[i]; sub(/".*/, "", r)
 			if (row[i] ~ /"refused":/) { printf "%-9s %6s %-10s refused\n", name, matched, r; continue }
+			if (row[i] ~ /"absent":/) continue
 			st[r] = num(row[i], "stall_ms"); de[r] = num(row[i], "detach")
 			sl[r] = num(row[i], "stall_ratio_to_libbpf"); sf[r] = num(row[i], "stall_ratio_to_floor")
 			order[++k] = r
@@ -52,12 +54,16 @@ point() {	# NAME ROUNDS PATTERN
 		}
 	}' $W/out.json
 	grep -o '"left_out":{[^}]*}' $W/out.json | sed "s/^/$name: /"
+	grep -o '"kernel_lookups":{[^}]*}' $W/out.json | sed "s/^/$name: /"
 	grep -v '^$' $W/out.err | sed "s/^/$name: /"
+}
+header() {
+	printf '%-9s %6s %-10s %10s %9s %8s %10s %9s\n' point funcs row stall_ms /libbpf /floor \
+		detach_ms /libbpf
 }
 
 echo "### scale sweep: every k-th of $total distinct names, then the whole kernel"
-printf '%-9s %6s %-10s %10s %9s %8s %10s %9s\n' point funcs row stall_ms /libbpf /floor \
-	detach_ms /libbpf
+header
 for n in 100 1000 10000; do
 	awk -v k=$((total / n)) -v n=$n 'NR % k == 0 && c < n { print; c++ }' $W/all > $W/names-$n
 	point "$n" 3 -p @$W/names-$n
@@ -68,3 +74,18 @@ grep -v '\[' $F | sed 's/ .*//' | awk '!seen[$0]++' |
 	grep -v -e '^arch_cpu_idle$' -e '^default_idle$' -e '^rcu_' -e '^bpf_dispatcher_xdp_func$' \
 		-e '^__ftrace_invalid_address__' > $W/selftest
 point selftest 3 -p @$W/selftest
+
+# The same names through the tracing_multi link (fentry.multi, BTF ids), where
+# the kernel has it: libbpf's row is 1.8's (a glob, or the names' ids from its
+# own BTF lookup), and the kernel's own name lookups in the floor's attach are
+# timed in one more run (kernel_lookups).
+if ! grep -q ' bpf_trampoline_multi_attach$' /proc/kallsyms; then
+	echo "### scale sweep, fentry.multi: not on kernel $(uname -r): no tracing_multi link here"
+	exit 0
+fi
+echo "### scale sweep, fentry.multi: the same names, then the whole kernel"
+header
+for n in 100 1000 10000; do
+	point "$n" 3 -m fentry -p @$W/names-$n
+done
+point all 3 -m fentry -p '*'

@@ -5,9 +5,13 @@
 # the build cache, the kernel, libbpf, the floor), a cold run's cache phase against
 # its stall, the whole-table read, the example agent, the scale sweep from 100
 # functions to the whole kernel (bench-sweep.sh), then Debian's bpftrace against
-# ksymattach cold and warm (bench-bpftrace.sh), and what `ksymattach watch`
-# costs the agents it watches (bench-watch.sh). Prints the guest's tables.
-# "bpftrace" or "watch" runs only that part. ARCH=arm64 (make bench-vm ARCH=arm64): the
+# ksymattach cold and warm (bench-bpftrace.sh), what `ksymattach watch`
+# costs the agents it watches (bench-watch.sh), and the cost per traced call: a
+# tight loop of read(2) with the functions it goes through attached by
+# kprobe.multi, fentry.multi, kprobe.session and fsession.multi against none
+# (bench-percall.sh, tests/vm/tools/syscall_loop.c; in the second guest, whose clock
+# counts instructions). Prints the guest's tables.
+# "bpftrace", "watch" or "percall" runs only that part. ARCH=arm64 (make bench-vm ARCH=arm64): the
 # arm64 build in Debian's arm64 kernel, bpftrace from trixie's arm64 packages.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,15 +20,18 @@ OUTPUT=${OUTPUT:-$top/build}
 case $OUTPUT in /*) ;; *) OUTPUT=$top/$OUTPUT ;; esac
 series=${1:-newest}
 only=${2:-}
-case $only in '' | bpftrace | watch) ;; *) echo "usage: bench.sh [SERIES [bpftrace|watch]]" >&2; exit 1 ;; esac
+case $only in '' | bpftrace | watch | percall) ;;
+*) echo "usage: bench.sh [SERIES [bpftrace|watch|percall]]" >&2; exit 1 ;;
+esac
 share=$(mktemp -d); trap 'rm -rf "$share"' EXIT
-cp "$here/bench-sweep.sh" "$here/bench-watch.sh" "$share/"
-mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT/tests/iter_dump" "$share/bin/"
+cp "$here/bench-sweep.sh" "$here/bench-watch.sh" "$here/bench-percall.sh" "$share/"
+mkdir -p "$share/bin"; cp "$OUTPUT/ksymattach" "$OUTPUT/examples/agent" "$OUTPUT/tests/iter_dump" \
+	"$OUTPUT/tests/syscall_loop" "$share/bin/"
 # bpftrace as a fleet has it: trixie's, in trixie's root filesystem of the guest's
 # architecture (built once by mmdebstrap, root only; rootfs.sh reads ARCH), handed
 # over as a plain tar: busybox has no zstd
 timeout=${VM_TIMEOUT:-3600}
-if [ "$only" = watch ]; then
+if [ "$only" = watch ] || [ "$only" = percall ]; then
 	:	# no bpftrace
 elif rootfs=$("$here/rootfs.sh" build trixie bpftrace 2> "$share/rootfs.log"); then
 	zstd -dcq "$rootfs" > "$share/bt.tar"
@@ -92,15 +99,20 @@ JOB
 # last: its chroot takes guest memory the rows above never had to share
 echo 'if [ -f bt.tar ]; then sh ./bench-bpftrace.sh; fi'
 } > "$share/job"
-if [ "$only" != watch ]; then
+if [ -z "$only" ] || [ "$only" = bpftrace ]; then
 	"$here/vm.sh" run "$series" "$share" "$timeout"
 	grep -v '^# vm-done' "$share/out/log"
 fi
 # The watcher's cost in a guest of its own whose clock counts instructions
 # (vm.sh's VM_ICOUNT): a few percent is far below the host's noise in wall time,
-# and what the watcher adds to an agent is the instructions its probes run.
+# and what the watcher adds to an agent is the instructions its probes run. The
+# cost per traced call there too: in wall time the same run's rows varied 1.5x
+# from round to round, counted in instructions by less than 1%.
 if [ "$only" != bpftrace ]; then
-	echo 'sh ./bench-watch.sh' > "$share/job"
+	{
+	[ "$only" = percall ] || echo 'sh ./bench-watch.sh'
+	[ "$only" = watch ] || echo 'PERCALL_CLOCK=icount PERCALL_ROUNDS=3 sh ./bench-percall.sh'
+	} > "$share/job"
 	VM_ICOUNT=${VM_ICOUNT:-0} "$here/vm.sh" run "$series" "$share" "$timeout"
 	grep -v '^# vm-done' "$share/out/log"
 fi

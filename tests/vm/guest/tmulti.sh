@@ -61,6 +61,35 @@ else
 	ge "$(json_hits vfs_read $O/tm-fentry.json)" 1 "tmulti: fentry.multi counts vfs_read"
 	is "$(probes_left)" 0 "tmulti: nothing left attached after fentry.multi"
 
+	# --compare: every row of this mode; the kernel row has none (the kernel
+	# looks up every id's name in every row), its lookups measured instead
+	$K -m fentry -p 'vfs_*' --compare --rounds 1 -o json > $O/tm-cmp.json 2> $O/tm-cmp.err
+	is "$?" 0 "tmulti: --compare -m fentry -p 'vfs_*' runs ($(head -c 200 $O/tm-cmp.err))"
+	for r in ksym-cold ksym-warm ksym-boot floor; do
+		check "tmulti: --compare: the $r row attached" \
+			grep -q "\"resolver\":\"$r\",\"phases_ms\"" $O/tm-cmp.json
+	done
+	check "tmulti: --compare: the kernel row is absent, and says why" \
+		grep -q '"resolver":"kernel","absent":"a tracing_multi link takes BTF ids' $O/tm-cmp.json
+	# libbpf 1.8 walks the BTF with the glob and checks no ftrace site: vfs_*
+	# has functions without one, so the kernel may refuse its link; said if so
+	if grep -q '"resolver":"libbpf","phases_ms"' $O/tm-cmp.json ||
+		grep -q '"resolver":"libbpf","refused":"libbpf 1.8.s link of .vfs_\*.: ' $O/tm-cmp.json; then
+		ok "tmulti: --compare: libbpf 1.8's row attached, or its refusal is said"
+	else
+		not_ok "tmulti: --compare: libbpf 1.8's row attached, or its refusal is said"
+	fi
+	sed -n 's/.*\("resolver":"libbpf","refused":"[^"]*"\).*/# \1/p' $O/tm-cmp.json
+	ge "$(sed -n 's/.*"kernel_lookups":{"calls":\([0-9]*\).*/\1/p' $O/tm-cmp.json)" "$want" \
+		"tmulti: --compare: the kernel looked up a name for each of the floor's $want ids"
+	# names, not a glob: libbpf 1.8 finds their ids in its BTF, one link
+	$K -m fexit -p vfs_read -p vfs_write --compare --rounds 1 > $O/tm-cmp2.txt 2>&1
+	is "$?" 0 "tmulti: --compare -m fexit of two names runs"
+	check "tmulti: --compare of names: libbpf 1.8's row attaches them" \
+		sh -c "grep '^stall ' $O/tm-cmp2.txt | grep -qv refused"
+	sed 's/^/# /' $O/tm-cmp2.txt
+	is "$(probes_left)" 0 "tmulti: nothing left attached after --compare"
+
 	tm_run fexit -m fexit -p 'vfs_read' -p 'do_exit'
 	is "$tm_rc" 130 "tmulti: -m fexit attaches, and SIGINT ends it (130)"
 	ge "$(json_hits vfs_read $O/tm-fexit.json)" 1 "tmulti: fexit.multi counts vfs_read's returns"
