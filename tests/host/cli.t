@@ -47,10 +47,10 @@ if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qE "$want" "$tmp/
 else
 	nok "-m fentry on the host kernel: one line (rc $rc: $(head -c 300 "$tmp/err"))"
 fi
-# --compare says the same, in its first row's name
+# --compare says the same, in the name of the row it runs first (the warm-up)
 "$K" -m fentry --compare --rounds 1 -p 'vfs_*' > "$tmp/out" 2> "$tmp/err"; rc=$?
 if [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] &&
-	grep -qE "${want/#^ksymattach: /^ksymattach: compare, ksym-cold: }" "$tmp/err"; then
+	grep -qE "${want/#^ksymattach: /^ksymattach: compare, ksym-warm: }" "$tmp/err"; then
 	ok "-m fentry --compare on the host kernel: the same one line ($(cat "$tmp/err"))"
 else
 	nok "-m fentry --compare on the host kernel: one line (rc $rc: $(head -c 300 "$tmp/err"))"

@@ -5,12 +5,17 @@
  * on any machine. Whole kernels' entries against tracefs' lists are checked
  * in the VM tests.
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -49,6 +54,15 @@ static void test_x86_64(void **state)
 	static const unsigned char ret_pad[16] = { 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0x66, 0x66 };
 	/* int3 over a call's first byte: patched in or out right now */
 	static const unsigned char int3_call[16] = { 0xcc, 0x00, 0x01, 0x00, 0x00, 0x90 };
+	/*
+	 * 7.3.4's vfs_read (0xffffffffac9cc790) under an fexit.multi link: a
+	 * jmp to its BPF trampoline, bpf_trampoline_6442575054 [bpf] at
+	 * 0xffffffffc0200780; under fentry.multi the same rel32 in a call
+	 */
+	static const unsigned char fexit[16] = { 0x0f, 0x1f, 0x40, 0xd6, 0xe9, 0xe7, 0x3f, 0x83,
+						 0x13, 0x41, 0x57, 0x41, 0x56 };
+	/* notrace: a tail call into vmlinux's text, rel32 = -0x20 */
+	static const unsigned char tail[16] = { 0xe9, 0xe0, 0xff, 0xff, 0xff, 0xcc };
 	/* 5.10 on an emulated CPU: K8's 5-byte NOP at the entry, no ENDBR64 */
 	static const unsigned char k8_nop[16] = { 0x66, 0x66, 0x66, 0x66, 0x90, 0x55 };
 	static const unsigned char int3_k8[16] = { 0xcc, 0x66, 0x66, 0x66, 0x90, 0x55 };
@@ -70,6 +84,13 @@ static void test_x86_64(void **state)
 	assert_int_equal(x86(k8_nop, 16, 0x1000, &call), 0);
 	assert_int_equal(call, 0);
 	assert_int_equal(x86(int3_k8, 16, 0x1000, &call), 0);
+	assert_int_equal(call, 0);
+	assert_int_equal(x86(fexit, 16, 0xffffffffac9cc790ull, &call), 4);
+	assert_true(call == 0xffffffffc0200780ull);
+	/* tail calls into vmlinux's text, from vmlinux and from a module: no site */
+	assert_int_equal(x86(tail, 16, 0xffffffff81001000ull, &call), -1);
+	assert_int_equal(call, 0);
+	assert_int_equal(x86(tail, 16, 0xffffffffc0000010ull, &call), -1);
 	assert_int_equal(call, 0);
 	assert_int_equal(x86(notrace, 16, 0x1000, &call), -1);
 	/* a label 4 bytes before a function: the function's site is not its own */
@@ -140,6 +161,191 @@ static void test_arm64(void **state)
 	assert_int_equal(x86(traced, 16, at, &call), -1);
 }
 
+/*
+ * A core file as /proc/kcore lays one out: an ELF header, program headers (a
+ * note, then a load per segment), the memory behind them from 4 KiB on.
+ */
+static void write_core(const char *path, const uint64_t *vaddr,
+		       const unsigned char *const *bytes, const size_t *len, int n)
+{
+	size_t off = 4096, total = 4096;
+	unsigned char *img;
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	int fd, k;
+
+	for (k = 0; k < n; k++)
+		total += len[k];
+	img = calloc(1, total);
+	assert_non_null(img);
+	eh = (Elf64_Ehdr *)img;
+	ph = (Elf64_Phdr *)(img + sizeof(*eh));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = ET_CORE;
+	eh->e_machine = EM_X86_64;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = n + 1;
+	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 1024, .p_filesz = 16 };
+	for (k = 0; k < n; k++) {
+		ph[k + 1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = vaddr[k], .p_offset = off,
+					  .p_filesz = len[k], .p_memsz = len[k] };
+		memcpy(img + off, bytes[k], len[k]);
+		off += len[k];
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_true(write(fd, img, total) == (ssize_t)total);
+	close(fd);
+	free(img);
+}
+
+/* An instruction with a rel32 at mem[off], as if at address from: to where it goes. */
+static void put_rel32(unsigned char *mem, size_t off, unsigned char op, uint64_t from, uint64_t to)
+{
+	int32_t rel = (int32_t)(to - (from + 5));
+
+	mem[off] = op;
+	memcpy(mem + off + 1, &rel, 4);
+}
+
+static struct ksym_table *load_syms(const char *text)
+{
+	char path[] = "/tmp/ksym-site-ks.XXXXXX";
+	struct ksym_table *t;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	t = ksym_table__load(KSYM_FMT_KALLSYMS, path, NULL);
+	unlink(path);
+	assert_non_null(t);
+	return t;
+}
+
+/*
+ * x86-64 candidates read through a core file while a BPF trampoline traces
+ * them, as 7.3.4 leaves them: fentry.multi calls the trampoline, fexit.multi
+ * jumps to it (it returns to the function's caller itself). The table is
+ * /proc/kallsyms', which lists the trampoline, or the kernel's own in memory,
+ * which does not; a build cache's site is checked in the text too. A tail
+ * call to a function, or a module function's jmp into its own body, is no
+ * site.
+ */
+static void test_x86_64_bpf_trampoline(void **state)
+{
+	const uint64_t T = 0xffffffff81000000ull, M = KSYM_X86_MODULE_AREA, tramp = M + 0x800;
+	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const unsigned char endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const char vmlinux[] = "ffffffff81000000 T _stext\n"
+				      "ffffffff81000100 T ftrace_caller\n"
+				      "ffffffff81000200 T f_nop\n"
+				      "ffffffff81000300 T f_fexit\n"
+				      "ffffffff81000400 T f_fentry\n"
+				      "ffffffff81000500 T f_fexit_new\n"
+				      "ffffffff81000600 T f_tail\n"
+				      "ffffffff81000700 T f_patching_jmp\n"
+				      "ffffffff81000f00 T _etext\n"
+				      "ffffffffc0000100 t m_tail\t[mymod]\n"
+				      "ffffffffc0000200 t m_fn\t[mymod]\n"
+				      "ffffffffc0000300 t m_loop\t[mymod]\n"
+				      "ffffffffc0000400 t m_fexit\t[mymod]\n";
+	static const struct {
+		const char *name;
+		int want, off;
+	} cases[] = {
+		{ "f_nop", 1, 0 },	  { "f_fexit", 1, 4 }, { "f_fentry", 1, 4 },
+		{ "f_fexit_new", 1, 4 },  { "f_tail", 0, 0 },  { "f_patching_jmp", 1, 4 },
+		{ "m_tail", 0, 0 },	  { "m_fn", 1, 0 },    { "m_loop", 0, 0 },
+		{ "m_fexit", 1, 0 },
+	};
+	static unsigned char text[4096], mod[4096];
+	const uint64_t vaddr[2] = { T, M };
+	const unsigned char *const bytes[2] = { text, mod };
+	const size_t len[2] = { sizeof(text), sizeof(mod) };
+	char core[] = "/tmp/ksym-site-core.XXXXXX", syms[1024];
+	uint64_t anchors[KSYM_ANCHOR_CNT] = { 0 };
+	struct ksym sym;
+	uint64_t loc;
+	size_t i;
+	int fd, kmem;
+
+	(void)state;
+	/* the candidates are read with this build's architecture's reading */
+	if (KSYM_SITE_TEXT_CHECK && ksym_site_native != &ksym_site_x86_64)
+		skip();
+	memset(text, 0x90, sizeof(text));
+	memset(mod, 0x90, sizeof(mod));
+	memcpy(text + 0x200, nop5, 5);
+	memcpy(text + 0x300, endbr, 4);
+	put_rel32(text, 0x304, 0xe9, T + 0x304, tramp);
+	memcpy(text + 0x400, endbr, 4);
+	put_rel32(text, 0x404, 0xe8, T + 0x404, tramp);
+	memcpy(text + 0x500, endbr, 4);
+	put_rel32(text, 0x504, 0xe9, T + 0x504, tramp + 0x40);	/* listed nowhere */
+	memcpy(text + 0x600, endbr, 4);
+	put_rel32(text, 0x604, 0xe9, T + 0x604, T + 0x200);
+	memcpy(text + 0x700, endbr, 4);
+	put_rel32(text, 0x704, 0xcc, T + 0x704, tramp);
+	put_rel32(mod, 0x100, 0xe9, M + 0x100, M + 0x200);
+	memcpy(mod + 0x200, nop5, 5);
+	put_rel32(mod, 0x300, 0xe9, M + 0x300, M + 0x3a7);
+	put_rel32(mod, 0x400, 0xe9, M + 0x400, tramp);
+	fd = mkstemp(core);
+	assert_true(fd >= 0);
+	close(fd);
+	write_core(core, vaddr, bytes, len, 2);
+
+	for (kmem = 0; kmem <= 1; kmem++) {
+		struct ksym_site_check c = { .kind = KSYM_SITES_CANDIDATES,
+					     .no_trampolines = kmem };
+
+		snprintf(syms, sizeof(syms), "%s%s", vmlinux,
+			 kmem ? "" : "ffffffffc0000800 t bpf_trampoline_6442575054\t[bpf]\n");
+		c.syms = load_syms(syms);
+		c.kcore = ksym_kcore__open(core);
+		assert_non_null(c.kcore);
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			assert_int_equal(ksym_table__find(c.syms, cases[i].name, NULL, &sym, 1), 1);
+			loc = 0;
+			if (ksym_site__loc(&c, &sym, &loc) != cases[i].want)
+				fail_msg("%s (%s): a site is %s, the check says otherwise",
+					 cases[i].name, kmem ? "kmem" : "kallsyms",
+					 cases[i].want ? "there" : "not there");
+			if (cases[i].want)
+				assert_true(loc == sym.addr + cases[i].off);
+		}
+		ksym_kcore__close(c.kcore);
+		ksym_table__free((struct ksym_table *)c.syms);
+	}
+
+	/* a build cache's sites, rebased: the jmp is at the site, a tail call is not */
+	{
+		struct ksym_site_check c = { .kind = KSYM_SITES_REBASED, .anchors = anchors };
+		struct ksym site = { .addr = T + 0x304, .name = "f_fexit", .type = 'T',
+				     .flags = KSYM_F_TRACEABLE };
+
+		anchors[KSYM_ANCHOR_STEXT] = T;
+		anchors[KSYM_ANCHOR_ETEXT] = T + 0xf00;
+		anchors[KSYM_ANCHOR_FTRACE_CALLER] = T + 0x100;
+		ksym_site__bounds_from(&c, anchors);
+		c.syms = load_syms(vmlinux);
+		c.kcore = ksym_kcore__open(core);
+		assert_non_null(c.kcore);
+		assert_int_equal(ksym_site__loc(&c, &site, &loc), 1);
+		assert_true(loc == T + 0x304);
+		site.addr = T + 0x604;
+		site.name = "f_tail";
+		assert_int_equal(ksym_site__loc(&c, &site, &loc), -ESTALE);
+		ksym_kcore__close(c.kcore);
+		ksym_table__free((struct ksym_table *)c.syms);
+	}
+	unlink(core);
+}
+
 /* The architectures' offsets, which tracefs' sites are joined with kallsyms by. */
 static void test_offsets(void **state)
 {
@@ -200,6 +406,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_x86_64),
 		cmocka_unit_test(test_arm64),
+		cmocka_unit_test(test_x86_64_bpf_trampoline),
 		cmocka_unit_test(test_offsets),
 		cmocka_unit_test(test_entry),
 	};

@@ -49,6 +49,9 @@ extern const struct ksym_site_arch ksym_site_x86_64, ksym_site_arm64;
 #define ksym_site_native ((const struct ksym_site_arch *)NULL)
 #endif
 
+/* x86-64: every ftrace and BPF trampoline is allocated in the module area. */
+#define KSYM_X86_MODULE_AREA 0xffffffffc0000000ull
+
 /* x86-64's ENDBR64: a site is at a function's entry, or this far past it. */
 #define KSYM_ENDBR_LEN 4
 

@@ -33,9 +33,6 @@ int ksym__ftrace_site(const unsigned char *text, size_t len, uint64_t addr, uint
 	return KSYM_SITE_TEXT_CHECK ? SITE_ARCH->site(text, len, addr, call) : -1;
 }
 
-/* x86-64: every ftrace and BPF trampoline is allocated in the module area. */
-#define MODULE_AREA 0xffffffffc0000000ull
-
 /*
  * Whether kernel memory at addr can be code's start: mapped (kcore reads an
  * unmapped page as zeros) and no int3 fill.
@@ -50,11 +47,12 @@ static bool is_code(const struct ksym_site_check *c, uint64_t addr)
 }
 
 /*
- * A call at a site is ftrace's (its callers, or a trampoline it made), a BPF
- * trampoline's, or no site at all: a notrace function starting with a call to
- * a function. A target outside vmlinux where no symbol of the table starts
- * was made after the table was read (a tracer attached since): taken as a
- * trampoline, and the kernel has the last word.
+ * A call (or jmp) at a site is ftrace's (its callers, or a trampoline it
+ * made), a BPF trampoline's, or no site at all: a notrace function starting
+ * with a call to a function, or a tail call. A target in the module area
+ * where no symbol of the table starts, at a trampoline's alignment, was made
+ * after the table was read (a tracer attached since), or is one the table
+ * does not list: taken as a trampoline, and the kernel has the last word.
  */
 static bool is_trampoline(const struct ksym_site_check *c, uint64_t addr, bool known)
 {
@@ -63,7 +61,8 @@ static bool is_trampoline(const struct ksym_site_check *c, uint64_t addr, bool k
 	/* a build cache holds sites only: ftrace's callers are its anchors */
 	if (c->kind == KSYM_SITES_REBASED)
 		return addr == c->anchors[KSYM_ANCHOR_FTRACE_CALLER] ||
-		       addr == c->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] || addr >= MODULE_AREA;
+		       addr == c->anchors[KSYM_ANCHOR_FTRACE_REGS_CALLER] ||
+		       addr >= KSYM_X86_MODULE_AREA;
 	if (ksym_table__addr(c->syms, addr, &s) || s.addr != addr) {
 		/*
 		 * The kernel's table in memory lists no trampoline: one is in the
@@ -75,8 +74,14 @@ static bool is_trampoline(const struct ksym_site_check *c, uint64_t addr, bool k
 		 * mapped, or in the int3 fill of BPF's packs.
 		 */
 		if (known && c->no_trampolines)
-			return addr >= MODULE_AREA && !(addr & 15) && is_code(c, addr);
-		return !known && (addr < c->text_lo || addr >= c->text_hi);
+			return addr >= KSYM_X86_MODULE_AREA && !(addr & 15) && is_code(c, addr);
+		/*
+		 * A whole instruction's target: a trampoline is allocated in the
+		 * module area, ftrace's page-aligned, BPF's in a pack's 64-byte
+		 * chunks; a notrace module function's jmp into its own body
+		 * mostly is not 16-aligned.
+		 */
+		return !known && addr >= KSYM_X86_MODULE_AREA && !(addr & 15);
 	}
 	if (s.module)
 		return !strcmp(s.module, "__builtin__ftrace") ||

@@ -4,7 +4,8 @@
  * entry, read from the text. The compiler put "call __fentry__" at the entry
  * of every traceable function (past an ENDBR64 where the kernel is built with
  * IBT) and ftrace turned each into a 5-byte NOP, or a call to a trampoline
- * while something traces it. Another architecture's site check is a file
+ * while something traces it (or a jmp to a BPF trampoline that returns to
+ * the function's caller itself). Another architecture's site check is a file
  * like this one (arm64.c).
  */
 #include <errno.h>
@@ -75,10 +76,25 @@ static int x86_site(const unsigned char *text, size_t len, uint64_t addr, uint64
 			return off;
 		}
 		/*
+		 * Or a jmp, where a BPF trampoline alone traces the function and
+		 * returns to its caller itself (fexit; seen on 7.3.4).
+		 * It goes to the module area, where a notrace function's tail
+		 * call seldom does; there the caller checks it as a call.
+		 */
+		if (p[0] == 0xe9) {
+			memcpy(&rel, p + 1, 4);
+			*call = addr + off + 5 + (int64_t)rel;
+			if (*call >= KSYM_X86_MODULE_AREA)
+				return off;
+			*call = 0;
+			return -1;
+		}
+		/*
 		 * Mid-patch (text_poke_bp): int3 over the first byte, the tail
-		 * still the NOP's (a site), or a call's rel32 being patched in or
-		 * out (a link detached just before is unpatched a grace period
-		 * later): read again, this may be int3 padding as well.
+		 * still the NOP's (a site), or a call's or jmp's rel32 being
+		 * patched in or out (a link detached just before is unpatched a
+		 * grace period later): read again, this may be int3 padding as
+		 * well.
 		 */
 		if (p[0] == 0xcc) {
 			if (!memcmp(p + 1, nop5 + 1, 4) || !memcmp(p + 1, nop5_k8 + 1, 4))

@@ -252,9 +252,9 @@ void ksym_kcore__forget(struct ksym_kcore *kc);
  * The ftrace call site in the first len (>= 9, 12 on arm64) bytes of a
  * function at addr, read as this build's architecture writes it: its offset,
  * or -1 for none (always -1 where this build reads no text). x86-64: 0, or 4
- * past ENDBR64; where the site is a call (something traces the function
- * now), *call is its target, which the caller must check is an ftrace or BPF
- * trampoline. arm64: 4 past the "mov x9, x30" ftrace wrote at the entry, 8
+ * past ENDBR64; where the site is a call, or a jmp into the module area (a
+ * BPF trampoline of an fexit: something traces the function now), *call is
+ * its target, which the caller must check is an ftrace or BPF trampoline. arm64: 4 past the "mov x9, x30" ftrace wrote at the entry, 8
  * with a BTI before it; *call is a call's target, ftrace's mark needing no
  * check. Else *call is 0. -EAGAIN (x86-64): an int3 over what may be a call
  * being patched in or out (*call: where that call goes): read the text again.
