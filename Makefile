@@ -304,10 +304,12 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(MODEL_SRCS) $(OUTPUT)/libksym.a $(KSYM_HDRS)
 	$(CC) $(CFLAGS) $(TEST_INC) $< $(MODEL_SRCS) $(OUTPUT)/libksym.a -lcmocka -lelf -pthread -o $@
 
 # The build cache's layouts are internal (ksym_build__export/import read the
-# running kernel's): its test builds them, with the library's internal header.
+# running kernel's): its test builds them, with the library's internal header;
+# so do the tests of the other internal parts (the BTF answers' file among them).
 $(OUTPUT)/tests/test_ksym_build $(OUTPUT)/tests/test_ksym_kmem \
 	$(OUTPUT)/tests/test_ksym_ftrace $(OUTPUT)/tests/test_ksym_plan \
-	$(OUTPUT)/tests/test_ksym_site $(OUTPUT)/tests/test_ksym_btf: TEST_INC += $(KSYM_INC)
+	$(OUTPUT)/tests/test_ksym_site $(OUTPUT)/tests/test_ksym_btf \
+	$(OUTPUT)/tests/test_ksym_cache: TEST_INC += $(KSYM_INC)
 
 # The engine's hand-assembled counter, with libbpf's syscall wrappers.
 HITPROG_INC := -Isrc/engine -Ibpf $(BPF_INC)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <ksym/ksym.h>
+#include "core_file.h"
 #include "helpers.h"
 
 static struct ksym_parse_stats st;
@@ -232,55 +233,6 @@ static void test_sort_moves_indexed(void **state)
 		ksym_table__batch_end(t);
 		ksym_table__free(t);
 	}
-}
-
-struct core_seg {
-	uint64_t vaddr;
-	const unsigned char *bytes;
-	size_t len;
-};
-
-/*
- * A core file as /proc/kcore lays one out: an ELF header, program headers (a
- * note, then a load per segment), the memory behind them from 4 KiB on.
- */
-static int write_core_segs(const char *path, const struct core_seg *seg, int n)
-{
-	size_t off = 4096, total = 4096, i;
-	unsigned char *img;
-	Elf64_Ehdr *eh;
-	Elf64_Phdr *ph;
-	int fd, ok, k;
-
-	for (k = 0; k < n; k++)
-		total += seg[k].len;
-	img = calloc(1, total);
-	assert_non_null(img);
-	eh = (Elf64_Ehdr *)img;
-	ph = (Elf64_Phdr *)(img + sizeof(*eh));
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_type = ET_CORE;
-	eh->e_machine = EM_X86_64;	/* the sites below are x86-64's */
-	eh->e_phoff = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = n + 1;
-	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 1024, .p_filesz = 16 };
-	for (k = 0; k < n; k++) {
-		ph[k + 1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = seg[k].vaddr,
-					  .p_offset = off, .p_filesz = seg[k].len,
-					  .p_memsz = seg[k].len };
-		for (i = 0; i < seg[k].len; i++)
-			img[off + i] = seg[k].bytes[i];
-		off += seg[k].len;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(fd >= 0);
-	ok = write(fd, img, total) == (ssize_t)total;
-	close(fd);
-	free(img);
-	return ok ? 0 : -EIO;
 }
 
 /*

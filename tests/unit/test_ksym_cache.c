@@ -17,6 +17,7 @@
 
 #include <ksym/ksym.h>
 #include "helpers.h"
+#include "ksym_btfcache.h"
 
 static char dir[] = "/tmp/ksym-cache-test.XXXXXX";
 
@@ -201,6 +202,63 @@ static void test_answers(void **state)
 	assert_null(ksym_cache__load_answers(dir, "ans", &k, list, 4, got));
 	assert_int_equal(errno, EBADMSG);
 	ksym_table__free(t);
+}
+
+/*
+ * A pattern set's BTF answers come back sorted by site, for that boot and
+ * those modules only, intact or not at all: a flipped bit at every offset
+ * and a byte cut off are refused, never answered from.
+ */
+static void test_btf_answers(void **state)
+{
+	const struct ksym_btf_rec want[3] = {
+		{ .loc = 0xffffffff81000300, .id = 7, .verdict = KSYM_BTF_OK, .kallsyms_cnt = 1 },
+		{ .loc = 0xffffffff81000100, .id = 9, .verdict = KSYM_BTF_PROTO, .proto = 2,
+		  .kallsyms_cnt = 1 },
+		{ .loc = 0xffffffffc0000200, .verdict = KSYM_BTF_NO_BTF },
+	};
+	struct ksym_cache_key k = key_of("boot-a"), other = key_of("boot-b");
+	struct ksym_btf_rec *got;
+	struct stat st;
+	size_t n, off;
+	int fd;
+
+	(void)state;
+	assert_int_equal(ksym_cache__store_btf(dir, "btf-x", &k, want, 3), 0);
+	got = ksym_cache__load_btf(dir, "btf-x", &k, &n);
+	assert_non_null(got);
+	assert_int_equal(n, 3);
+	assert_memory_equal(&got[0], &want[1], sizeof(*got));
+	assert_memory_equal(&got[1], &want[0], sizeof(*got));
+	assert_memory_equal(&got[2], &want[2], sizeof(*got));
+	free(got);
+	assert_null(ksym_cache__load_btf(dir, "btf-x", &other, &n));
+	assert_int_equal(errno, ESTALE);
+	other = k;
+	other.modules_hash++;
+	assert_null(ksym_cache__load_btf(dir, "btf-x", &other, &n));
+	assert_int_equal(errno, ESTALE);
+	assert_int_equal(stat(path_of("btf-x"), &st), 0);
+	for (off = 0; off < (size_t)st.st_size; off++) {
+		unsigned char c;
+
+		fd = open(path_of("btf-x"), O_RDWR);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &c, 1, off), 1);
+		c ^= 1u << (off % 8);
+		assert_int_equal(pwrite(fd, &c, 1, off), 1);
+		close(fd);
+		got = ksym_cache__load_btf(dir, "btf-x", &k, &n);
+		/* (a bit of the key's own text: another key, refused as stale) */
+		assert_null(got);
+		assert_true(errno == EBADMSG || errno == ESTALE);
+		assert_int_equal(ksym_cache__store_btf(dir, "btf-x", &k, want, 3), 0);
+	}
+	assert_int_equal(truncate(path_of("btf-x"), st.st_size - 1), 0);
+	assert_null(ksym_cache__load_btf(dir, "btf-x", &k, &n));
+	assert_int_equal(errno, EBADMSG);
+	assert_null(ksym_cache__load_btf(dir, "btf-none", &k, &n));
+	assert_int_equal(errno, ENOENT);
 }
 
 /* A list over every name of the sample, its modules, and what it lacks. */
@@ -649,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_stale_key),
 		cmocka_unit_test(test_list_key),
 		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_btf_answers),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_many),
 		cmocka_unit_test(test_resolve_prefixes),

@@ -21,6 +21,7 @@
 
 #include <ksym/ksym.h>
 #include "ksym_site.h"
+#include "core_file.h"
 
 static int x86(const unsigned char *text, size_t len, uint64_t addr, uint64_t *call)
 {
@@ -161,47 +162,6 @@ static void test_arm64(void **state)
 	assert_int_equal(x86(traced, 16, at, &call), -1);
 }
 
-/*
- * A core file as /proc/kcore lays one out: an ELF header, program headers (a
- * note, then a load per segment), the memory behind them from 4 KiB on.
- */
-static void write_core(const char *path, const uint64_t *vaddr,
-		       const unsigned char *const *bytes, const size_t *len, int n)
-{
-	size_t off = 4096, total = 4096;
-	unsigned char *img;
-	Elf64_Ehdr *eh;
-	Elf64_Phdr *ph;
-	int fd, k;
-
-	for (k = 0; k < n; k++)
-		total += len[k];
-	img = calloc(1, total);
-	assert_non_null(img);
-	eh = (Elf64_Ehdr *)img;
-	ph = (Elf64_Phdr *)(img + sizeof(*eh));
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_type = ET_CORE;
-	eh->e_machine = EM_X86_64;
-	eh->e_phoff = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = n + 1;
-	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 1024, .p_filesz = 16 };
-	for (k = 0; k < n; k++) {
-		ph[k + 1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = vaddr[k], .p_offset = off,
-					  .p_filesz = len[k], .p_memsz = len[k] };
-		memcpy(img + off, bytes[k], len[k]);
-		off += len[k];
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(fd >= 0);
-	assert_true(write(fd, img, total) == (ssize_t)total);
-	close(fd);
-	free(img);
-}
-
 /* An instruction with a rel32 at mem[off], as if at address from: to where it goes. */
 static void put_rel32(unsigned char *mem, size_t off, unsigned char op, uint64_t from, uint64_t to)
 {
@@ -263,9 +223,7 @@ static void test_x86_64_bpf_trampoline(void **state)
 		{ "m_fexit", 1, 0 },
 	};
 	static unsigned char text[4096], mod[4096];
-	const uint64_t vaddr[2] = { T, M };
-	const unsigned char *const bytes[2] = { text, mod };
-	const size_t len[2] = { sizeof(text), sizeof(mod) };
+	const struct core_seg seg[2] = { { T, text, sizeof(text) }, { M, mod, sizeof(mod) } };
 	char core[] = "/tmp/ksym-site-core.XXXXXX", syms[1024];
 	uint64_t anchors[KSYM_ANCHOR_CNT] = { 0 };
 	struct ksym sym;
@@ -297,7 +255,7 @@ static void test_x86_64_bpf_trampoline(void **state)
 	fd = mkstemp(core);
 	assert_true(fd >= 0);
 	close(fd);
-	write_core(core, vaddr, bytes, len, 2);
+	assert_int_equal(write_core_segs(core, seg, 2), 0);
 
 	for (kmem = 0; kmem <= 1; kmem++) {
 		struct ksym_site_check c = { .kind = KSYM_SITES_CANDIDATES,

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ksym_db.h"
 #include "ksym_bfuncs.h"
+#include "ksym_btfcache.h"
 
 #define BTF_DIR "/sys/kernel/btf"
 
@@ -221,7 +223,7 @@ static int names_table(struct ksym_db *db, const struct ksym_table **t)
 }
 
 static void judge(struct ksym_db *db, const struct ksym_table *names, unsigned int flags,
-		  struct ksym_btf_func *bf)
+		  struct ksym_btf_func *bf, uint32_t *proto)
 {
 	const char *name = bf->site.sym.name;
 	struct btf_obj *o;
@@ -248,6 +250,7 @@ static void judge(struct ksym_db *db, const struct ksym_table *names, unsigned i
 	if (n > 1)
 		goto out;
 	p = ksym_bfuncs__proto(o->f, bf->id, flags & KSYM_BTF_RETURN);
+	*proto = p;
 	bf->verdict = KSYM_BTF_PROTO;
 	if (p != KSYM_BPROTO_OK) {
 		bf->why = ksym_bproto__str(p);
@@ -270,33 +273,77 @@ struct bwalk {
 	const struct ksym_table *names;	/* kallsyms' symbols of the matched names */
 	unsigned int flags;
 	struct ksym_btf_func *v;
+	struct ksym_btf_rec *recs;	/* v's answers as /run keeps them */
 	size_t n, cap;
+	/* this boot's answers for these patterns (/run), sorted by site; NULL: none */
+	struct ksym_btf_rec *kept;
+	size_t kept_n;
+	bool missed;			/* a match they do not answer: judged, and kept anew */
 };
+
+/* The answer /run keeps for a match at loc, if it is a whole one. */
+static const struct ksym_btf_rec *kept_answer(const struct bwalk *w, uint64_t loc)
+{
+	struct ksym_btf_rec key = { .loc = loc };
+	const struct ksym_btf_rec *r;
+
+	if (!w->kept)
+		return NULL;
+	r = bsearch(&key, w->kept, w->kept_n, sizeof(*w->kept), ksym_btf_rec_cmp);
+	if (!r || r->verdict >= KSYM_BTF_VERDICT_CNT || r->proto >= KSYM_BPROTO_CNT)
+		return NULL;
+	return r;
+}
 
 static int take(const struct ksym_site *s, void *ctx)
 {
 	struct bwalk *w = ctx;
+	const struct ksym_btf_rec *r;
+	struct ksym_btf_func *bf;
 	int err;
 
 	/* (here, not before the walk: a build cache found wrong on the way reloads the db) */
 	if (!w->db->btf && !(w->db->btf = calloc(1, sizeof(*w->db->btf))))
 		return ksym_db_fail(w->db, ENOMEM, "out of memory");
-	if (!w->names) {
-		err = names_table(w->db, &w->names);
-		if (err)
-			return err;
-	}
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 256;
 		struct ksym_btf_func *v = realloc(w->v, cap * sizeof(*v));
+		struct ksym_btf_rec *rv;
 
 		if (!v)
 			return ksym_db_fail(w->db, ENOMEM, "out of memory");
 		w->v = v;
+		rv = realloc(w->recs, cap * sizeof(*rv));
+		if (!rv)
+			return ksym_db_fail(w->db, ENOMEM, "out of memory");
+		w->recs = rv;
 		w->cap = cap;
 	}
-	w->v[w->n] = (struct ksym_btf_func){ .site = *s };
-	judge(w->db, w->names, w->flags, &w->v[w->n]);
+	bf = &w->v[w->n];
+	*bf = (struct ksym_btf_func){ .site = *s };
+	w->recs[w->n] = (struct ksym_btf_rec){ .loc = s->loc };
+	r = s->site > 0 ? kept_answer(w, s->loc) : NULL;
+	if (r) {
+		bf->id = r->id;
+		bf->verdict = r->verdict;
+		bf->kallsyms_cnt = r->kallsyms_cnt;
+		bf->why = r->verdict == KSYM_BTF_PROTO ? ksym_bproto__str(r->proto) :
+			  verdict_words[r->verdict];
+		w->recs[w->n++] = *r;
+		return 0;
+	}
+	if (s->site > 0)
+		w->missed = true;
+	/* (a match without a site is judged before its name is looked up) */
+	if (!w->names && s->site > 0) {
+		err = names_table(w->db, &w->names);
+		if (err)
+			return err;
+	}
+	judge(w->db, w->names, w->flags, bf, &w->recs[w->n].proto);
+	w->recs[w->n].id = bf->id;
+	w->recs[w->n].verdict = bf->verdict;
+	w->recs[w->n].kallsyms_cnt = bf->kallsyms_cnt;
 	w->n++;
 	return 0;
 }
@@ -365,12 +412,84 @@ static int mark_same(struct ksym_btf_func *v, size_t n,
 	return 0;
 }
 
+/*
+ * /run's file of these patterns' answers, keyed by the boot and the modules:
+ * for a live kernel's patterns only (its name; false where there is none).
+ */
+static bool kept_name(struct ksym_db *db, unsigned int flags, char *name, size_t len)
+{
+	const struct ksym_db_opts *o = &db->opts;
+
+	if (o->no_cache || o->no_run_cache || !db->match_hash[0] || o->btf_dir ||
+	    !ksym_opts_live_kallsyms(o) || o->kcore_path || o->funcs_path || o->funcs_addrs_path)
+		return false;
+	if (db->key_err == 1)
+		db->key_err = ksym_cache__live_key_from(&db->key, "", ksym_db_modules(db));
+	if (db->key_err)
+		return false;
+	snprintf(name, len, "btf%s-%s", flags & KSYM_BTF_RETURN ? "r" : "", db->match_hash);
+	return true;
+}
+
+static void kept_load(struct ksym_db *db, unsigned int flags, struct bwalk *w)
+{
+	struct ksym_cache_key key;
+	uint64_t t0 = ksym_now_ns();
+	char name[40];
+	struct stat was;
+
+	if (!kept_name(db, flags, name, sizeof(name)))
+		return;
+	key = db->key;
+	snprintf(key.source, sizeof(key.source), "btf");
+	ksym_db_cache_stat(db->opts.cache_dir, name, &was);
+	w->kept = ksym_cache__load_btf(db->opts.cache_dir, name, &key, &w->kept_n);
+	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
+	if (w->kept) {
+		if (db->opts.verbose)
+			ksym_db_note(db, "BTF ids and verdicts from %s/%s: what these patterns "
+				     "matched before", db->opts.cache_dir, name);
+	} else if (errno == EBADMSG || errno == EPERM) {
+		ksym_db_warn(db, "ignoring cache %s/%s: %s; removed", db->opts.cache_dir, name,
+			     errno == EPERM ? "not a private root-owned file" : "corrupt or truncated");
+		ksym_db_cache_remove(db->opts.cache_dir, name, &was);
+	}
+}
+
+/* The walk's answers, to be written at the flush: none where /run had them all. */
+static void kept_put(struct ksym_db *db, unsigned int flags, struct bwalk *w)
+{
+	size_t i, k;
+
+	if (w->kept && !w->missed)
+		return;
+	if (!kept_name(db, flags, db->btf_put_name, sizeof(db->btf_put_name)))
+		return;
+	/* whole answers only: a match whose site is unknown is judged again each time */
+	for (i = k = 0; i < w->n; i++)
+		if (w->v[i].site.site > 0)
+			w->recs[k++] = w->recs[i];
+	free(db->btf_put);
+	db->btf_put = w->recs;
+	db->btf_put_cnt = k;
+	db->btf_put_key = db->key;
+	snprintf(db->btf_put_key.source, sizeof(db->btf_put_key.source), "btf");
+	w->recs = NULL;
+}
+
 static int collect(struct ksym_db *db, unsigned int flags, struct bwalk *w)
 {
 	int err;
 
 	*w = (struct bwalk){ .db = db, .flags = flags };
+	kept_load(db, flags, w);
 	err = ksym_db__each_match(db, take, w);
+	if (!err)
+		kept_put(db, flags, w);
+	free(w->kept);
+	free(w->recs);
+	w->kept = NULL;
+	w->recs = NULL;
 	if (!err && db->btf && db->btf->n && db->btf->v[0].err)
 		err = ksym_db_fail(db, -db->btf->v[0].err, "cannot read the kernel's BTF (%s/vmlinux): %s",
 				   db->opts.btf_dir ? db->opts.btf_dir : BTF_DIR,
@@ -423,39 +542,50 @@ int ksym_db__btf_ids(struct ksym_db *db, unsigned int flags, struct ksym_btf_ids
 	err = collect(db, flags, &w);
 	if (err)
 		goto out;
-	/* one set per object, in the order of db->btf's objects: vmlinux's first */
-	v = calloc((db->btf ? db->btf->n : 0) + 1, sizeof(*v));
+	/*
+	 * One set per object: vmlinux's first, then the modules as the walk met
+	 * them (the answers may come from /run: no object was read then).
+	 */
+	v = calloc(w.n + 1, sizeof(*v));
 	if (!v) {
 		err = ksym_db_fail(db, ENOMEM, "out of memory");
 		goto out;
 	}
-	for (k = 0; db->btf && k < db->btf->n; k++) {
-		struct ksym_btf_ids *set = &v[n];
-		const char *name = db->btf->v[k].name;
+	for (i = 0; i < w.n; i++) {
+		const char *m = w.v[i].site.sym.module ? w.v[i].site.sym.module : "";
+		struct ksym_btf_ids *set;
 
-		for (i = 0; i < w.n; i++) {
-			const char *m = w.v[i].site.sym.module ? w.v[i].site.sym.module : "";
-			uint32_t *ids;
+		if (w.v[i].verdict != KSYM_BTF_OK)
+			continue;
+		for (k = 0; k < n && strcmp(v[k].module ? v[k].module : "", m); k++)
+			;
+		if (k == n && *m && !(v[n].module = strdup(m))) {
+			err = ksym_db_fail(db, ENOMEM, "out of memory");
+			goto out;
+		}
+		n += k == n;
+		set = &v[k];
+		if (!(set->cnt & (set->cnt - 1))) {	/* at 0, 1, 2, 4 ...: room doubled */
+			uint32_t *ids = realloc(set->ids, (set->cnt ? 2 * set->cnt : 1) * sizeof(*ids));
 
-			if (w.v[i].verdict != KSYM_BTF_OK || strcmp(m, name))
-				continue;
-			ids = realloc(set->ids, (set->cnt + 1) * sizeof(*ids));
 			if (!ids) {
 				err = ksym_db_fail(db, ENOMEM, "out of memory");
 				goto out;
 			}
 			set->ids = ids;
-			set->ids[set->cnt++] = w.v[i].id;
 		}
-		if (!set->cnt)
-			continue;
-		qsort(set->ids, set->cnt, sizeof(*set->ids), cmp_u32);
-		if (*name && !(set->module = strdup(name))) {
-			err = ksym_db_fail(db, ENOMEM, "out of memory");
-			goto out;
-		}
-		n++;
+		set->ids[set->cnt++] = w.v[i].id;
 	}
+	for (k = 0; k < n && v[k].module; k++)
+		;
+	if (k < n && k) {
+		struct ksym_btf_ids x = v[k];
+
+		memmove(v + 1, v, k * sizeof(*v));
+		v[0] = x;
+	}
+	for (k = 0; k < n; k++)
+		qsort(v[k].ids, v[k].cnt, sizeof(*v[k].ids), cmp_u32);
 	if (!n)
 		err = ksym_db_fail(db, ENOENT,
 				   "no function the patterns match can be attached by BTF id (in %s)",

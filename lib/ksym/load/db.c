@@ -89,6 +89,7 @@ void ksym_db_release(struct ksym_db *db)
 	ksym_layout__free(&db->layout);
 	free(db->modules);
 	ksym_db_btf_free(db->btf);
+	free(db->btf_put);
 }
 
 void ksym_db__free(struct ksym_db *db)

@@ -237,7 +237,20 @@ void ksym_db__flush(struct ksym_db *db)
 		ksym_db_build_match_store(db, db->funcs, &db->layout, db->anchors, false);
 		db->match_stored = true;
 	}
-	if (db->pending_cnt)
+	/* the BTF answers, the modules unchanged (the key is the same check's) */
+	if (db->btf_put && !ksym_cache__live_key(&now, "") &&
+	    now.modules_hash == db->btf_put_key.modules_hash) {
+		err = ksym_cache__store_btf(db->opts.cache_dir, db->btf_put_name, &db->btf_put_key,
+					    db->btf_put, db->btf_put_cnt);
+		if (!err)
+			ksym_prune_newest(db->opts.cache_dir, "btf", KSYM_MATCH_CACHE_KEEP);
+		else if (db->opts.verbose || !geteuid())
+			ksym_db_warn(db, "cannot write cache %s/%s: %s; the run goes on without it",
+				     db->opts.cache_dir, db->btf_put_name, strerror(-err));
+	}
+	if (db->pending_cnt || db->btf_put)
 		db->phase_ns[KSYM_PH_STORE] += ksym_now_ns() - t0;
+	free(db->btf_put);
+	db->btf_put = NULL;
 	db->pending_cnt = 0;
 }

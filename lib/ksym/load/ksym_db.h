@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "ksym_internal.h"
+#include "ksym_btfcache.h"
 #include "ksym_build.h"
 #include "ksym_cachefile.h"
 #include "ksym_plan.h"
@@ -99,6 +100,11 @@ struct ksym_db {
 
 	/* the BTF objects tracing_multi's ids come from (btf_ids.c), read at first use */
 	struct ksym_db_btf *btf;
+	/* the BTF answers to write at the flush (btf_ids.c; NULL: none) */
+	struct ksym_btf_rec *btf_put;
+	size_t btf_put_cnt;
+	char btf_put_name[40];
+	struct ksym_cache_key btf_put_key;
 };
 
 /*

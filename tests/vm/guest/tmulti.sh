@@ -61,6 +61,19 @@ else
 	ge "$(json_hits vfs_read $O/tm-fentry.json)" 1 "tmulti: fentry.multi counts vfs_read"
 	is "$(probes_left)" 0 "tmulti: nothing left attached after fentry.multi"
 
+	# again: the ids and verdicts from this boot's /run file of these
+	# patterns, no BTF or kallsyms read; the same link, function for function
+	cp $O/tm-fentry.fns $O/tm-fentry1.fns
+	tm_run fentry -m fentry -p 'vfs_*'
+	check "tmulti: a second run keeps its BTF answers in /run" \
+		sh -c 'ls /run/ksymattach/btf-* > /dev/null'
+	if [ "$tm_rc" = 130 ] && cmp -s $O/tm-fentry1.fns $O/tm-fentry.fns; then
+		ok "tmulti: ... and its link holds the very same functions"
+	else
+		not_ok "tmulti: ... and its link holds the very same functions (rc $tm_rc)"
+		diff $O/tm-fentry1.fns $O/tm-fentry.fns | head -n 10 | sed 's/^/# /'
+	fi
+
 	# --compare: every row of this mode; the kernel row has none (the kernel
 	# looks up every id's name in every row), its lookups measured instead
 	$K -m fentry -p 'vfs_*' --compare --rounds 1 -o json > $O/tm-cmp.json 2> $O/tm-cmp.err
@@ -130,7 +143,8 @@ else
 	grep -Fxf $O/tm-mbtf.txt $O/tm-mtrace.txt > $O/tm-mwant.txt
 	(cat $O/tm-mwant.txt; echo vfs_read) | sort > $O/tm-bothwant.txt
 	ge "$(wc -l < $O/tm-mwant.txt)" 1 "tmulti: dummy has traceable BTF functions"
-	for m in fentry fsession; do
+	# (fentry twice: the second from /run's answers, the module's ids among them)
+	for m in fentry fsession fentry; do
 		tm_run mod-$m -m $m -p 'dummy:*' -p 'vfs_read'
 		is "$tm_rc" 130 "tmulti: $m: a module's functions and vmlinux's attach"
 		is "$(json_int links $O/tm-mod-$m.json)" 2 \
