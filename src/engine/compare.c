@@ -525,7 +525,6 @@ static void print_json(const struct compare_opts *o, int n)
 	printf("}\n");
 }
 
-
 /*
  * run_one() after the pause, but for the comparison's first run (ran: one
  * has run before); the re-run of a row that left names out is paused too.
