@@ -18,6 +18,8 @@
 #include <ksym/ksym.h>
 #include "helpers.h"
 #include "ksym_btfcache.h"
+#include "ksym_build.h"
+#include "ksym_cachefile.h"
 
 static char dir[] = "/tmp/ksym-cache-test.XXXXXX";
 
@@ -259,6 +261,28 @@ static void test_btf_answers(void **state)
 	assert_int_equal(errno, EBADMSG);
 	assert_null(ksym_cache__load_btf(dir, "btf-none", &k, &n));
 	assert_int_equal(errno, ENOENT);
+}
+
+/* The build cache's file of a pattern set's answers: one a build and a kind of program. */
+static void test_btf_build_name(void **state)
+{
+	struct ksym_layout l = { .id = { 0xab, 0x01 }, .id_len = 2, .text = 0xffffffff81000000 };
+	struct ksym_cache_key k1, k2;
+	char n1[100], n2[100];
+
+	(void)state;
+	assert_true(ksym_cache__btf_build_name(&l, false, "00ff", n1, sizeof(n1), &k1));
+	assert_string_equal(n1, "btf-ab01-00ff");
+	assert_true(ksym_cache__btf_build_name(&l, true, "00ff", n2, sizeof(n2), &k2));
+	assert_string_equal(n2, "btfr-ab01-00ff");
+	assert_true(ksym_cache_key_eq(&k1, &k2));
+	l.id[1] = 0x02;
+	assert_true(ksym_cache__btf_build_name(&l, false, "00ff", n2, sizeof(n2), &k2));
+	assert_false(ksym_cache_key_eq(&k1, &k2));
+	l.id_len = 0;
+	assert_false(ksym_cache__btf_build_name(&l, false, "00ff", n2, sizeof(n2), &k2));
+	l.id_len = 2;
+	assert_false(ksym_cache__btf_build_name(&l, false, "", n2, sizeof(n2), &k2));
 }
 
 /* A list over every name of the sample, its modules, and what it lacks. */
@@ -708,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_list_key),
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_btf_answers),
+		cmocka_unit_test(test_btf_build_name),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_many),
 		cmocka_unit_test(test_resolve_prefixes),

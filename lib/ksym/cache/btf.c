@@ -7,12 +7,14 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "ksym_btfcache.h"
+#include "ksym_build.h"
 #include "ksym_cachefile.h"
 
 #define BTF_MAGIC "KSYMBTF1"
@@ -108,4 +110,18 @@ struct ksym_btf_rec *ksym_cache__load_btf(const char *dir, const char *name,
 	*n = h->n;
 	munmap(map, st.st_size);
 	return v;
+}
+
+bool ksym_cache__btf_build_name(const struct ksym_layout *l, bool ret, const char *hash,
+				char *name, size_t len, struct ksym_cache_key *key)
+{
+	char build[2 * KSYM_BUILD_ID_MAX + 8];
+
+	if (!l->id_len || !hash[0])
+		return false;
+	ksym_build__name(l, build, sizeof(build));
+	snprintf(name, len, "btf%s-%s-%s", ret ? "r" : "", build + 6, hash);
+	memset(key, 0, sizeof(*key));
+	snprintf(key->source, sizeof(key->source), "btf %s", build + 6);
+	return true;
 }

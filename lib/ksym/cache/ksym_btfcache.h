@@ -7,10 +7,13 @@
 #ifndef KSYM_BTFCACHE_H
 #define KSYM_BTFCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <ksym/ksym.h>
+
+struct ksym_layout;
 
 struct ksym_btf_rec {
 	uint64_t loc;		/* the match's ftrace site: which match it answers */
@@ -32,5 +35,14 @@ int ksym_cache__store_btf(const char *dir, const char *name, const struct ksym_c
  */
 struct ksym_btf_rec *ksym_cache__load_btf(const char *dir, const char *name,
 					  const struct ksym_cache_key *key, size_t *n);
+
+/*
+ * The build cache's file of a pattern set's answers for vmlinux's functions
+ * (hash: the patterns'; ret: the program runs at return too), their sites as
+ * offsets from _text, and its key: vmlinux's build, whose BTF and kallsyms a
+ * boot of it cannot change. False where the build is not known.
+ */
+bool ksym_cache__btf_build_name(const struct ksym_layout *l, bool ret, const char *hash,
+				char *name, size_t len, struct ksym_cache_key *key);
 
 #endif

@@ -279,6 +279,7 @@ struct bwalk {
 	struct ksym_btf_rec *kept;
 	size_t kept_n;
 	bool missed;			/* a match they do not answer: judged, and kept anew */
+	bool from_build;		/* they are the build cache's: /run has none yet */
 };
 
 /* The answer /run keeps for a match at loc, if it is a whole one. */
@@ -456,25 +457,87 @@ static void kept_load(struct ksym_db *db, unsigned int flags, struct bwalk *w)
 	}
 }
 
-/* The walk's answers, to be written at the flush: none where /run had them all. */
+/* Whether a build cache file may serve or keep these patterns' answers. */
+static bool build_allowed(const struct ksym_db *db)
+{
+	const struct ksym_db_opts *o = &db->opts;
+
+	return !o->no_cache && !o->no_build_cache && db->match_hash[0] && !o->btf_dir &&
+	       ksym_opts_live_kallsyms(o) && !o->kcore_path && !o->funcs_path &&
+	       !o->funcs_addrs_path;
+}
+
+/*
+ * A boot's first run of a build seen before, served by the build cache: the
+ * answers that build's runs kept for vmlinux's functions, rebased onto this
+ * boot's _text. A module's match is judged anew.
+ */
+static void kept_build_load(struct ksym_db *db, unsigned int flags, struct bwalk *w)
+{
+	struct ksym_cache_key key;
+	uint64_t t0 = ksym_now_ns();
+	char name[100];
+	struct stat was;
+	size_t i;
+
+	if (w->kept || db->tier != KSYM_TIER_BUILD || !build_allowed(db) || !db->layout.text ||
+	    !ksym_cache__btf_build_name(&db->layout, flags & KSYM_BTF_RETURN, db->match_hash,
+					name, sizeof(name), &key))
+		return;
+	ksym_db_cache_stat(db->opts.build_cache_dir, name, &was);
+	w->kept = ksym_cache__load_btf(db->opts.build_cache_dir, name, &key, &w->kept_n);
+	db->phase_ns[KSYM_PH_READ] += ksym_now_ns() - t0;
+	if (!w->kept) {
+		if (errno == EBADMSG || errno == EPERM) {
+			ksym_db_warn(db, "ignoring cache %s/%s: %s; removed", db->opts.build_cache_dir,
+				     name, errno == EPERM ? "not a private root-owned file" :
+				     "corrupt or truncated");
+			ksym_db_cache_remove(db->opts.build_cache_dir, name, &was);
+		}
+		return;
+	}
+	for (i = 0; i < w->kept_n; i++)
+		w->kept[i].loc += db->layout.text;
+	w->from_build = true;
+	if (db->opts.verbose)
+		ksym_db_note(db, "BTF ids and verdicts from %s/%s: what these patterns matched in "
+			     "an earlier boot of this build", db->opts.build_cache_dir, name);
+}
+
+/*
+ * The walk's answers, to be written at the flush: none where /run had them
+ * all; vmlinux's also for the next boots of this build, rebased at the flush.
+ */
 static void kept_put(struct ksym_db *db, unsigned int flags, struct bwalk *w)
 {
-	size_t i, k;
+	struct ksym_btf_rec *vml = NULL;
+	size_t i, k, b = 0;
 
-	if (w->kept && !w->missed)
+	if (w->kept && !w->missed && !w->from_build)
 		return;
 	if (!kept_name(db, flags, db->btf_put_name, sizeof(db->btf_put_name)))
 		return;
+	/* (the build's file answered them all: it stays as it is) */
+	if (build_allowed(db) && !(w->from_build && !w->missed))
+		vml = malloc((w->n ? w->n : 1) * sizeof(*vml));
 	/* whole answers only: a match whose site is unknown is judged again each time */
-	for (i = k = 0; i < w->n; i++)
-		if (w->v[i].site.site > 0)
-			w->recs[k++] = w->recs[i];
+	for (i = k = 0; i < w->n; i++) {
+		if (w->v[i].site.site <= 0)
+			continue;
+		if (vml && !w->v[i].site.sym.module)
+			vml[b++] = w->recs[i];
+		w->recs[k++] = w->recs[i];
+	}
 	free(db->btf_put);
 	db->btf_put = w->recs;
 	db->btf_put_cnt = k;
 	db->btf_put_key = db->key;
 	snprintf(db->btf_put_key.source, sizeof(db->btf_put_key.source), "btf");
 	w->recs = NULL;
+	free(db->btf_build_put);
+	db->btf_build_put = vml;
+	db->btf_build_put_cnt = b;
+	db->btf_build_ret = flags & KSYM_BTF_RETURN;
 }
 
 static int collect(struct ksym_db *db, unsigned int flags, struct bwalk *w)
@@ -483,6 +546,7 @@ static int collect(struct ksym_db *db, unsigned int flags, struct bwalk *w)
 
 	*w = (struct bwalk){ .db = db, .flags = flags };
 	kept_load(db, flags, w);
+	kept_build_load(db, flags, w);
 	err = ksym_db__each_match(db, take, w);
 	if (!err)
 		kept_put(db, flags, w);

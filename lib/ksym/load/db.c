@@ -90,6 +90,7 @@ void ksym_db_release(struct ksym_db *db)
 	free(db->modules);
 	ksym_db_btf_free(db->btf);
 	free(db->btf_put);
+	free(db->btf_build_put);
 }
 
 void ksym_db__free(struct ksym_db *db)

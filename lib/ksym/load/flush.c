@@ -165,6 +165,39 @@ static bool sites_whole(const struct ksym_db *db, int i)
 	       (db->origin == KSYM_ORIG_ADDRS || db->origin == KSYM_ORIG_FTRACE);
 }
 
+/*
+ * vmlinux's BTF answers for the next boots of this build: the sites as
+ * offsets from this boot's _text (the layout the build tier read, else this
+ * boot's own).
+ */
+static void store_btf_build(struct ksym_db *db)
+{
+	struct ksym_layout own = {};
+	const struct ksym_layout *l = &db->layout;
+	struct ksym_cache_key key;
+	char name[100];
+	size_t i;
+
+	if (!l->id_len || !l->text) {
+		if (ksym_layout__live_from(&own, db->kcore, ksym_db_modules(db)))
+			return;
+		l = &own;
+	}
+	for (i = 0; i < db->btf_build_put_cnt && l->text; i++) {
+		if (db->btf_build_put[i].loc < l->text)
+			break;	/* (not vmlinux's: no file rather than a wrong one) */
+		db->btf_build_put[i].loc -= l->text;
+	}
+	if (l->text && i == db->btf_build_put_cnt &&
+	    ksym_cache__btf_build_name(l, db->btf_build_ret, db->match_hash, name, sizeof(name),
+				       &key) &&
+	    !ksym_cache__store_btf(db->opts.build_cache_dir, name, &key, db->btf_build_put,
+				   db->btf_build_put_cnt))
+		ksym_prune_newest(db->opts.build_cache_dir, "btf", KSYM_MATCH_CACHE_KEEP);
+	if (l == &own)
+		ksym_layout__free(&own);
+}
+
 void ksym_db__flush(struct ksym_db *db)
 {
 	bool rebased = db->tier == KSYM_TIER_BUILD;
@@ -248,9 +281,13 @@ void ksym_db__flush(struct ksym_db *db)
 			ksym_db_warn(db, "cannot write cache %s/%s: %s; the run goes on without it",
 				     db->opts.cache_dir, db->btf_put_name, strerror(-err));
 	}
+	if (db->btf_build_put && db->btf_put)
+		store_btf_build(db);
 	if (db->pending_cnt || db->btf_put)
 		db->phase_ns[KSYM_PH_STORE] += ksym_now_ns() - t0;
 	free(db->btf_put);
 	db->btf_put = NULL;
+	free(db->btf_build_put);
+	db->btf_build_put = NULL;
 	db->pending_cnt = 0;
 }

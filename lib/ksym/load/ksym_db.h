@@ -105,6 +105,10 @@ struct ksym_db {
 	size_t btf_put_cnt;
 	char btf_put_name[40];
 	struct ksym_cache_key btf_put_key;
+	/* vmlinux's of them, for the build cache (sites still this boot's) */
+	struct ksym_btf_rec *btf_build_put;
+	size_t btf_build_put_cnt;
+	bool btf_build_ret;
 };
 
 /*

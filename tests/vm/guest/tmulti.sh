@@ -73,6 +73,17 @@ else
 		not_ok "tmulti: ... and its link holds the very same functions (rc $tm_rc)"
 		diff $O/tm-fentry1.fns $O/tm-fentry.fns | head -n 10 | sed 's/^/# /'
 	fi
+	# a boot's first run (no /run): vmlinux's answers from the build cache
+	rm -rf /run/ksymattach
+	tm_run fentry -m fentry -p 'vfs_*' -v
+	check "tmulti: a boot's first run takes the build cache's BTF answers" \
+		grep -q 'BTF ids and verdicts from /var/cache/ksymattach/btf-' $O/tm-fentry.err
+	if [ "$tm_rc" = 130 ] && cmp -s $O/tm-fentry1.fns $O/tm-fentry.fns; then
+		ok "tmulti: ... and its link holds the very same functions"
+	else
+		not_ok "tmulti: ... and its link holds the very same functions (rc $tm_rc)"
+		diff $O/tm-fentry1.fns $O/tm-fentry.fns | head -n 10 | sed 's/^/# /'
+	fi
 
 	# --compare: every row of this mode; the kernel row has none (the kernel
 	# looks up every id's name in every row), its lookups measured instead
