@@ -413,7 +413,6 @@ $(OUTPUT)/tests/%: tests/vm/tools/%.c $(OUTPUT)/libksym.a $(KSYM_HDRS)
 $(OUTPUT)/tests/syscall_loop: tests/vm/tools/syscall_loop.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -static $< $(LDFLAGS) -o $@
-bench-vm: $(OUTPUT)/tests/syscall_loop
 
 .PHONY: check check-fast check-unit check-host check-vm
 # The fleet tests (tests/vm/fleet-*.t) install the package: it is built first.
@@ -468,7 +467,7 @@ bench-model: all $(DATA)
 # The attach-stall comparison in a guest, the newest kernel unless KERNEL= says
 # (takes several minutes under TCG).
 .PHONY: bench-vm
-bench-vm: all examples $(OUTPUT)/tests/iter_dump
+bench-vm: all examples $(OUTPUT)/tests/iter_dump $(OUTPUT)/tests/syscall_loop
 	OUTPUT=$(OUTPUT) tests/vm/bench.sh $(KERNEL)
 
 # The tool built with ASan/UBSan (dynamic: the sanitizers' runtimes are shared
