@@ -114,8 +114,10 @@ static bool note_left_out(const struct compare_opts *o, struct row *r, const str
 	size_t n = kattach__target_cnt(a), i, k = 0, len = 0, shown = 0;
 	uint64_t *v;
 
+	/* (tracing_multi: the kernel refuses a link of ids whole, and libbpf 1.8 is given
+	 * only what it can find) */
 	if ((r->resolver != KATTACH_RES_KERNEL && r->resolver != KATTACH_RES_LIBBPF) || r->skip ||
-	    !kattach__excluded_cnt(a))
+	    !kattach__excluded_cnt(a) || kattach__mode_is_tracing(o->attach->mode))
 		return false;
 	v = malloc((o->attach->skip_cnt + kattach__excluded_cnt(a)) * sizeof(*v));
 	if (!v)

@@ -322,7 +322,8 @@ static int link_error(struct kattach *a, int err, const struct id_set *set)
 /*
  * libbpf 1.8's row: its own object, loaded and linked by its own calls, given
  * the globs (a link each), or where every pattern is a plain name, the names
- * ksym's link would hold (an agent's list), for its BTF lookup to find.
+ * of vmlinux's functions ksym's link would hold (an agent's list), for its
+ * BTF lookup to find.
  */
 static int attach_libbpf18(struct kattach *a)
 {
@@ -347,9 +348,10 @@ static int attach_libbpf18(struct kattach *a)
 		for (i = 0; i < a->target_cnt; i++) {
 			const struct kattach_target *t = &a->targets[i];
 
-			if (!(t->flags & KATTACH_F_EXCLUDED) && !t->why && t->btf_id)
+			/* (its lookup is in vmlinux's BTF: a module's function is none it finds) */
+			if (!(t->flags & KATTACH_F_EXCLUDED) && !t->why && t->btf_id && !t->module)
 				names[n++] = t->name;
-			else
+			else if (!(t->flags & KATTACH_F_EXCLUDED))
 				ka_exclude(a, &a->targets[i], EINVAL);
 		}
 		req.patterns = names;

@@ -55,7 +55,7 @@ point() {	# NAME ROUNDS PATTERN
 	}' $W/out.json
 	grep -o '"left_out":{[^}]*}' $W/out.json | sed "s/^/$name: /"
 	grep -o '"kernel_lookups":{[^}]*}' $W/out.json | sed "s/^/$name: /"
-	grep -v '^$' $W/out.err | sed "s/^/$name: /"
+	grep -v '^$' $W/out.err | sort -u | sed "s/^/$name: /"
 }
 header() {
 	printf '%-9s %6s %-10s %10s %9s %8s %10s %9s\n' point funcs row stall_ms /libbpf /floor \
