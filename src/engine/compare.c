@@ -323,7 +323,8 @@ static void measure_lookups(const struct compare_opts *o)
 	struct kattach_opts ko = *o->attach;
 	struct compare_opts co = *o;
 	struct kattach_lookups *m;
-	struct row *r;
+	/* (static: a row is some kB of samples) */
+	static struct row r;
 	bool again;
 	int err;
 
@@ -333,25 +334,18 @@ static void measure_lookups(const struct compare_opts *o)
 	if (err)
 		return;
 	snprintf(lookups.hooks, sizeof(lookups.hooks), "%s", kattach_lookups__hooks(m));
-	r = malloc(sizeof(*r));
-	if (!r) {
-		kattach_lookups__free(m);
-		snprintf(lookups.why, sizeof(lookups.why), "out of memory");
-		return;
-	}
-	*r = rows[ROW_FLOOR];
+	r = rows[ROW_FLOOR];
 	ko.lookups = m;
 	co.attach = &ko;
 	settle();
-	err = run_one(&co, r, 0, &again);
-	if (!err && !r->refused[0]) {
+	err = run_one(&co, &r, 0, &again);
+	if (!err && !r.refused[0]) {
 		kattach_lookups__read(m, &lookups.ns, &lookups.calls);
-		lookups.attach_ms = r->ph[KATTACH_PH_ATTACH][0];
+		lookups.attach_ms = r.ph[KATTACH_PH_ATTACH][0];
 		lookups.measured = true;
 	} else {
 		snprintf(lookups.why, sizeof(lookups.why), "the floor's run with the meter failed");
 	}
-	free(r);
 	kattach_lookups__free(m);
 }
 

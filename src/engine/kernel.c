@@ -86,32 +86,32 @@ int kernel_kprobe_pmu(void)
 	return type;
 }
 
-/*
- * "r0 = 0; exit", loaded by hand (no object, no BTF, no map): the floor's
- * program, for links of type (0: classic kprobes). Its fd or -errno.
- */
-int kernel_empty_prog(enum bpf_attach_type type)
+/* "r0 = 0; exit", loaded by hand (no object, no BTF, no map) */
+static int empty_prog(enum bpf_prog_type prog_type, struct bpf_prog_load_opts *po)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
+
+	return bpf_prog_load(prog_type, "ksa_floor", "GPL", insns, 2, po);
+}
+
+/* The floor's program, for links of type (0: classic kprobes). Its fd or -errno. */
+int kernel_empty_prog(enum bpf_attach_type type)
+{
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type);
 
-	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ksa_floor", "GPL", insns, 2, &po);
+	return empty_prog(BPF_PROG_TYPE_KPROBE, &po);
 }
 
 int kernel_empty_tracing_prog(enum bpf_attach_type type, int btf_obj_fd)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	/* (no attach_btf_id: a multi link's functions come with the link) */
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = type,
 		    .attach_btf_obj_fd = btf_obj_fd > 0 ? btf_obj_fd : 0);
 
-	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "ksa_floor", "GPL", insns, 2, &po);
+	return empty_prog(BPF_PROG_TYPE_TRACING, &po);
 }
 
 /*

@@ -14,20 +14,13 @@
 #include <bpf/libbpf.h>
 
 #include "lookups.h"
+#include "trampolines.h"
 #include "ksymattach_lookups.skel.h"
 
 struct kattach_lookups {
 	struct ksymattach_lookups_bpf *skel;
 	char hooks[256];
 };
-
-/* "fentry/NAME": NAME */
-static const char *target_of(const struct bpf_program *p)
-{
-	const char *s = strchr(bpf_program__section_name(p), '/');
-
-	return s ? s + 1 : "";
-}
 
 int kattach_lookups__open(struct kattach_lookups **out, char *err, size_t errsz)
 {
@@ -54,14 +47,12 @@ int kattach_lookups__open(struct kattach_lookups **out, char *err, size_t errsz)
 		goto fail;
 	}
 	/* a lookup this kernel does not have is none it can make */
+	tramp_keep_known(m->skel->obj, btf);
 	bpf_object__for_each_program(p, m->skel->obj) {
-		if (btf__find_by_name_kind(btf, target_of(p), BTF_KIND_FUNC) < 0) {
-			bpf_program__set_autoload(p, false);
-		} else if (!strncmp(bpf_program__section_name(p), "fentry/", 7) &&
-			   len < sizeof(m->hooks) - 1) {
+		if (bpf_program__autoload(p) && !strncmp(bpf_program__section_name(p), "fentry/", 7) &&
+		    len < sizeof(m->hooks) - 1)
 			len += snprintf(m->hooks + len, sizeof(m->hooks) - len, "%s%s",
-					len ? "," : "", target_of(p));
-		}
+					len ? "," : "", tramp_target(p));
 	}
 	btf__free(btf);
 	if (!len) {

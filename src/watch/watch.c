@@ -18,6 +18,7 @@
 
 #include "kwatch.h"
 #include "layout.h"
+#include "trampolines.h"
 #include "units.h"
 #include "watch.skel.h"
 
@@ -67,33 +68,6 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* "fentry/NAME" -> NAME */
-static const char *target_of(const struct bpf_program *p)
-{
-	const char *s = strchr(bpf_program__section_name(p), '/');
-
-	return s ? s + 1 : "";
-}
-
-static bool is_trampoline(const struct bpf_program *p)
-{
-	return bpf_program__type(p) == BPF_PROG_TYPE_TRACING;
-}
-
-/* The kernel's lookups its BTF lacks are not loaded: that kernel does not have
- * them, which is no gap in what is measured. */
-static void choose_hooks(struct kwatch *w, const struct btf *btf)
-{
-	struct bpf_program *p;
-
-	bpf_object__for_each_program(p, w->skel->obj) {
-		if (!is_trampoline(p))
-			continue;
-		if (!btf || btf__find_by_name_kind(btf, target_of(p), BTF_KIND_FUNC) < 0)
-			bpf_program__set_autoload(p, false);
-	}
-}
-
 static int keep_link(struct kwatch *w, struct bpf_link *l)
 {
 	struct bpf_link **v = realloc(w->links, (w->nlinks + 1) * sizeof(*v));
@@ -137,9 +111,9 @@ static struct bpf_program *exit_of(struct kwatch *w, const char *target)
 	struct bpf_program *p;
 
 	bpf_object__for_each_program(p, w->skel->obj) {
-		if (bpf_program__autoload(p) && is_trampoline(p) &&
+		if (bpf_program__autoload(p) && tramp_is(p) &&
 		    !strncmp(bpf_program__section_name(p), "fexit/", 6) &&
-		    !strcmp(target_of(p), target))
+		    !strcmp(tramp_target(p), target))
 			return p;
 	}
 	return NULL;
@@ -164,12 +138,12 @@ static int attach_all(struct kwatch *w, char *err, size_t errsz)
 
 		if (!bpf_program__autoload(p))
 			continue;
-		if (is_trampoline(p)) {
-			bool is_free = !strcmp(target_of(p), "bpf_link_free");
+		if (tramp_is(p)) {
+			bool is_free = !strcmp(tramp_target(p), "bpf_link_free");
 
 			if (strncmp(bpf_program__section_name(p), "fentry/", 7))
 				continue;	/* (the exit goes with its entry) */
-			if (attach_pair(w, p, exit_of(w, target_of(p)), &e)) {
+			if (attach_pair(w, p, exit_of(w, tramp_target(p)), &e)) {
 				if (e == -ENOMEM)
 					goto nomem;
 				if (is_free) {
@@ -179,7 +153,7 @@ static int attach_all(struct kwatch *w, char *err, size_t errsz)
 				} else {
 					char one[80];
 
-					snprintf(one, sizeof(one), "%s (%s)", target_of(p),
+					snprintf(one, sizeof(one), "%s (%s)", tramp_target(p),
 						 strerror(-e));
 					append(refused, sizeof(refused), ", ", one);
 				}
@@ -189,7 +163,7 @@ static int attach_all(struct kwatch *w, char *err, size_t errsz)
 				free_seen = true;
 			} else {
 				any_resolve = true;
-				append(w->hooks, sizeof(w->hooks), ",", target_of(p));
+				append(w->hooks, sizeof(w->hooks), ",", tramp_target(p));
 			}
 			continue;
 		}
@@ -230,10 +204,11 @@ static int load(struct kwatch *w, const struct btf *btf, bool trampolines, bool 
 	w->skel = watch_bpf__open();
 	if (!w->skel)
 		return -errno;
-	choose_hooks(w, btf);
+	/* the lookups this kernel lacks are no gap in what is measured */
+	tramp_keep_known(w->skel->obj, btf);
 	if (!trampolines)
 		bpf_object__for_each_program(p, w->skel->obj)
-			if (is_trampoline(p))
+			if (tramp_is(p))
 				bpf_program__set_autoload(p, false);
 	if (!show_self)
 		w->skel->rodata->self_tgid = getpid();

@@ -414,15 +414,24 @@ static int mark_same(struct ksym_btf_func *v, size_t n,
 }
 
 /*
+ * Whether these patterns' answers may be kept at all: a live kernel's, read
+ * from its own sources (given files or a BTF directory describe another).
+ */
+static bool answers_cacheable(const struct ksym_db *db)
+{
+	const struct ksym_db_opts *o = &db->opts;
+
+	return !o->no_cache && db->match_hash[0] && !o->btf_dir && ksym_opts_live_kallsyms(o) &&
+	       !o->kcore_path && !o->funcs_path && !o->funcs_addrs_path;
+}
+
+/*
  * /run's file of these patterns' answers, keyed by the boot and the modules:
  * for a live kernel's patterns only (its name; false where there is none).
  */
 static bool kept_name(struct ksym_db *db, unsigned int flags, char *name, size_t len)
 {
-	const struct ksym_db_opts *o = &db->opts;
-
-	if (o->no_cache || o->no_run_cache || !db->match_hash[0] || o->btf_dir ||
-	    !ksym_opts_live_kallsyms(o) || o->kcore_path || o->funcs_path || o->funcs_addrs_path)
+	if (!answers_cacheable(db) || db->opts.no_run_cache)
 		return false;
 	if (db->key_err == 1)
 		db->key_err = ksym_cache__live_key_from(&db->key, "", ksym_db_modules(db));
@@ -460,11 +469,7 @@ static void kept_load(struct ksym_db *db, unsigned int flags, struct bwalk *w)
 /* Whether a build cache file may serve or keep these patterns' answers. */
 static bool build_allowed(const struct ksym_db *db)
 {
-	const struct ksym_db_opts *o = &db->opts;
-
-	return !o->no_cache && !o->no_build_cache && db->match_hash[0] && !o->btf_dir &&
-	       ksym_opts_live_kallsyms(o) && !o->kcore_path && !o->funcs_path &&
-	       !o->funcs_addrs_path;
+	return answers_cacheable(db) && !db->opts.no_build_cache;
 }
 
 /*
