@@ -152,6 +152,9 @@ LIBBPF18_INC := -I$(LIBBPF18_DIR)/include -include $(LIBBPF18_DIR)/rename.h
 
 $(LIBBPF18_SRC)/.complete:
 	scripts/pkgcache linux-src newest $(LIBBPF18_SRC) > /dev/null
+# (a tree unpacked before kallsyms' sources were among its parts is unpacked again)
+$(LIBBPF18_SRC)/kernel/kallsyms.c: $(LIBBPF18_SRC)/.complete
+	@[ -f $@ ] || scripts/pkgcache linux-src newest $(LIBBPF18_SRC) > /dev/null
 
 # The kernel's tools build: LD for its `ld -r` of all objects into one, ARCH
 # for its arch headers. Then the renaming: the symbols readelf lists as defined
@@ -244,7 +247,8 @@ DEPS := gcc make clang llvm bpftool libelf-dev zlib1g-dev libzstd-dev libcmocka-
 	pkg-config dpkg-dev binutils qemu-system-x86 busybox-static cpio xz-utils zstd perl python3 \
 	libclang-rt-14-dev debhelper lintian fakeroot mmdebstrap e2fsprogs \
 	prometheus systemd bash-completion debian-archive-keyring strace \
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm \
+	flex bison bc libssl-dev patch
 .PHONY: deps
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | \
@@ -283,6 +287,11 @@ TEST_INC := $(LIB_INC) -Ikmodel
 $(OUTPUT)/data/%: tests/data/%.xz
 	@mkdir -p $(@D)
 	xz -dc $< > $@.tmp && mv $@.tmp $@
+
+# What kallsyms/check.sh (tests/host/kallsyms.t) builds on: the kernel's kallsyms
+# sources, the library for the model, the captured symbol lists.
+.PHONY: kallsyms-deps
+kallsyms-deps: $(LIBBPF18_SRC)/kernel/kallsyms.c $(OUTPUT)/libksym-asan.a $(DATA)
 
 # The library compiled once per instrumentation, for the tests that build it in
 # (a test that includes one of its files keeps its own copy: the archive's is
@@ -433,16 +442,17 @@ else
 cross:
 endif
 
-check: all examples deb cross $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS) $(LIBBPF18_OBJ)
+check: all examples deb cross $(UNIT_BINS) $(DATA) $(FUZZ_BINS) $(VM_TOOLS) $(LIBBPF18_OBJ) \
+		kallsyms-deps
 	@tests/vm/cache-notice
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS) tests/fuzz/run.t tests/host/*.t $(UNIT_BINS)
 # The development loop: unit and host tests, no guest and no package build
 # (docs/testing.md); package.t needs `make deb` and runs in make check.
-check-fast: all cross $(UNIT_BINS) $(DATA) $(LIBBPF18_OBJ)
+check-fast: all cross $(UNIT_BINS) $(DATA) $(LIBBPF18_OBJ) kallsyms-deps
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(filter-out tests/host/package.t,$(wildcard tests/host/*.t)) $(UNIT_BINS)
 check-unit: $(UNIT_BINS) $(DATA)
 	$(TEST_ENV) prove -f --exec '' $(UNIT_BINS)
-check-host: all cross $(DATA) $(LIBBPF18_OBJ)
+check-host: all cross $(DATA) $(LIBBPF18_OBJ) kallsyms-deps
 	$(TEST_ENV) prove -f --exec '' tests/host/*.t
 check-vm: all examples deb cross $(VM_TOOLS)
 	$(TEST_ENV) prove -j2 -f --timer --exec '' $(VM_TESTS)

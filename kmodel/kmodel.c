@@ -201,6 +201,21 @@ static size_t expand_token(int t, char *out, size_t room)
 	return n;
 }
 
+/*
+ * A name the linker script may provide (__start_X, __stop_X, __end_X,
+ * __X_start, __X_end): at an address it shares, it sorts after the others.
+ */
+static bool linker_provided(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len < 8 || name[0] != '_' || name[1] != '_')
+		return false;
+	return !strncmp(name + 2, "start_", 6) || !strncmp(name + 2, "stop_", 5) ||
+	       !strncmp(name + 2, "end_", 4) || !strcmp(name + len - 6, "_start") ||
+	       !strcmp(name + len - 4, "_end");
+}
+
 static int cmp_syms(const void *a, const void *b)
 {
 	const struct sym_in *x = a, *y = b;
@@ -211,6 +226,11 @@ static int cmp_syms(const void *a, const void *b)
 	/* non-weak first */
 	wx = x->sym[0] == 'w' || x->sym[0] == 'W';
 	wy = y->sym[0] == 'w' || y->sym[0] == 'W';
+	if (wx != wy)
+		return wx - wy;
+	/* then what the program named before what the linker script may have */
+	wx = linker_provided((const char *)x->sym + 1);
+	wy = linker_provided((const char *)y->sym + 1);
 	if (wx != wy)
 		return wx - wy;
 	/* then fewer leading underscores */
@@ -447,6 +467,25 @@ int kmodel__set_submarkers(struct kmodel *m, unsigned int shift)
 		off = record_len(m->names + off, &len) - m->names + len;
 	}
 	return 0;
+}
+
+void kmodel__arrays(const struct kmodel *m, struct kmodel_arrays *out)
+{
+	*out = (struct kmodel_arrays){
+		.cnt = m->cnt,
+		.names = m->names,
+		.names_len = m->names_len,
+		.markers = m->markers,
+		.nmarkers = m->nmarkers,
+		.sub = m->sub,
+		.nsub = m->nsub,
+		.seqs = m->seqs,
+		.token_table = m->token_table,
+		.token_table_len = m->token_table_len,
+		.token_index = m->token_index,
+		.tree = m->tree ? m->tree + 3 : NULL,
+		.tree_len = m->tree ? ((1u << m->tree_levels) - 1) * 3 : 0,
+	};
 }
 
 void kmodel__size(const struct kmodel *m, struct kmodel_size *out)

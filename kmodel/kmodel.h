@@ -6,7 +6,8 @@
  * measured on any machine's symbols.
  *
  * The table: symbols "<type><name>" in address order (ties: non-weak first,
- * fewer leading underscores, input order), compressed with 256 pair tokens,
+ * names the linker script may provide last, fewer leading underscores, input
+ * order), compressed with 256 pair tokens,
  * stored as length-prefixed records; a marker (byte offset) every 2^k records;
  * a 3-byte big-endian name-order index (seqs_of_names).
  */
@@ -87,6 +88,29 @@ struct kmodel_size {
 	size_t keytree;		/* KEYTREE's node keys */
 };
 void kmodel__size(const struct kmodel *m, struct kmodel_size *out);
+
+/*
+ * The arrays as scripts/kallsyms writes them into .rodata, to check a real
+ * build's against: seqs carry the duplicate bit (KMODEL_DUPBIT's) in the top
+ * bit of each entry's first byte; sub and tree are NULL where not built, and
+ * tree starts at the root (heap node 1).
+ */
+struct kmodel_arrays {
+	size_t cnt;
+	const unsigned char *names;
+	size_t names_len;
+	const uint32_t *markers;
+	size_t nmarkers;
+	const uint16_t *sub;
+	size_t nsub;
+	const unsigned char *seqs;
+	const char *token_table;
+	size_t token_table_len;
+	const uint16_t *token_index;
+	const unsigned char *tree;
+	size_t tree_len;
+};
+void kmodel__arrays(const struct kmodel *m, struct kmodel_arrays *out);
 
 /* The transient per-record offsets of the series' v4 (begin/end, refcounted). */
 int kmodel__batch_begin(struct kmodel *m);

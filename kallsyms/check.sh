@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# check.sh: the kernel's kallsyms code, patched or not, run on the host (TAP).
+#
+# For each variant of ./variants: its patches pass checkpatch.pl --strict,
+# apply to the kernel source, and build one by one; then the real, patched
+# scripts/kallsyms writes its tables from each symbol list, the kernel's own
+# kernel/kallsyms.c (compiled against shim/, with ASan and UBSan) is linked
+# with them, and check.c asks it for every symbol and compares it with
+# kmodel/, answers and bytes.
+#
+# Environment: OUTPUT (build), SRC (the kernel source parts pkgcache
+# linux-src unpacks; $OUTPUT/linux-src), LISTS (kallsyms-format symbol lists;
+# the guests' captured ones).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+OUTPUT=${OUTPUT:-$top/build}
+SRC=${SRC:-$OUTPUT/linux-src}
+LISTS=${LISTS:-$(ls "$OUTPUT"/data/*/kallsyms)}
+W=$OUTPUT/kallsyms
+CC=${CC:-gcc}
+SAN="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
+# scripts/kallsyms as Kbuild builds host programs
+HOSTCFLAGS="-Wall -Wmissing-prototypes -Wstrict-prototypes -O2 -fomit-frame-pointer -std=gnu11"
+FILES="kernel/kallsyms.c kernel/kallsyms_internal.h scripts/kallsyms.c scripts/include"
+
+n=0
+tap() {	# STATUS DESCRIPTION: one TAP line, numbered here
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+# a line of the checker's own TAP, renumbered into ours
+relay() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap 0 "${line#ok * - }" ;;
+		"not ok "*) tap 1 "${line#not ok * - }" ;;
+		*) echo "# $line" ;;
+		esac
+	done
+}
+
+[ -f "$SRC/kernel/kallsyms.c" ] || { echo "check.sh: no kernel source in $SRC" >&2; exit 1; }
+rm -rf "$W"; mkdir -p "$W/lists"
+
+for p in "$here"/patches/*.patch; do
+	st=0; out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree -q "$p" 2>&1) || st=1
+	tap $st "checkpatch --strict: ${p##*/}"
+	[ $st = 0 ] || echo "$out" | sed 's/^/# /'
+done
+
+# The lists as scripts/kallsyms reads them: vmlinux's symbols (no [module]),
+# less the per-CPU ones of kernels whose per-CPU area is zero-based: their
+# offsets from _text do not fit the table's 32 bits.
+for l in $LISTS; do
+	name=$(basename "$(dirname "$l")")
+	python3 - "$l" "$W/lists/$name" <<'PY'
+import sys
+lines = [l.split() for l in open(sys.argv[1])]
+lines = [l for l in lines if len(l) == 3]
+text = next(int(l[0], 16) for l in lines if l[2] == "_text")
+with open(sys.argv[2], "w") as out:
+    for l in lines:
+        if -2**31 <= int(l[0], 16) - text < 2**31:
+            out.write(" ".join(l) + "\n")
+PY
+done
+
+$CC $SAN -Wall -Werror -std=gnu11 -D_GNU_SOURCE -I"$top/lib/ksym/include" -I"$top/kmodel" \
+	-c "$here/check.c" -o "$W/check.o"
+$CC $SAN -Wall -Werror -std=gnu11 -D_GNU_SOURCE -I"$top/lib/ksym/include" \
+	-c "$top/kmodel/kmodel.c" -o "$W/kmodel.o"
+
+while read -r v patches layout; do
+	case $v in '#'* | '') continue ;; esac
+	d=$W/$v
+	mkdir -p "$d/src"
+	(cd "$SRC" && cp -r --parents $FILES "$d/src/")
+	# each patch applies, and the tree builds, one by one
+	st=0
+	for p in ${patches//[,-]/ }; do
+		if ! patch -s -p1 -d "$d/src" < "$here"/patches/"$p"-*.patch > "$d/patch.log" 2>&1; then
+			echo "# $v: patch $p does not apply to $(cat "$SRC/.version" 2>/dev/null)"
+			st=1; break
+		fi
+		if ! $CC -O2 -Wall -Werror -I"$here/shim" -c "$d/src/kernel/kallsyms.c" -o "$d/step.o" ||
+		   ! $CC $HOSTCFLAGS -I"$d/src/scripts/include" "$d/src/scripts/kallsyms.c" -o "$d/step"; then
+			echo "# $v: the tree does not build with patch $p"
+			st=1; break
+		fi
+	done
+	tap $st "$v: its patches apply and build one by one"
+	[ $st = 0 ] || continue
+	$CC $HOSTCFLAGS -I"$d/src/scripts/include" "$d/src/scripts/kallsyms.c" -o "$d/kallsyms"
+	$CC $SAN -Wall -Werror -I"$here/shim" -c "$d/src/kernel/kallsyms.c" -o "$d/kernel.o"
+	for l in "$W"/lists/*; do
+		name=${l##*/}
+		if ! "$d/kallsyms" --all-symbols --pc-relative "$l" > "$d/$name.S" 2> "$d/$name.err"; then
+			tap 1 "$v/$name: scripts/kallsyms writes the tables: $(tail -n1 "$d/$name.err")"
+			continue
+		fi
+		$CC -c -Wa,--noexecstack "$d/$name.S" -o "$d/$name.o"
+		$CC $SAN "$W/check.o" "$W/kmodel.o" "$d/kernel.o" "$d/$name.o" \
+			"$OUTPUT/libksym-asan.a" -lelf -pthread -o "$d/check-$name"
+		st=0
+		# shellcheck disable=SC2086
+		"$d/check-$name" $layout "$l" "$v/$name" > "$d/$name.tap" 2> "$d/$name.log" || st=$?
+		relay < "$d/$name.tap"
+		sed 's/^/# /' "$d/$name.log"
+		# (1: a check failed, said above; anything else: it did not end)
+		[ $st -le 1 ] && st=0
+		tap $st "$v/$name: the checker ran to its end"
+	done
+done < "$here/variants"
+echo "1..$n"
