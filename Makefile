@@ -468,11 +468,12 @@ bench: all $(DATA)
 # The kernel's kallsyms table rebuilt from real symbol sets: the lookup series'
 # variants, our layouts, the density sweep (docs/kallsyms-model.md).
 .PHONY: bench-model
-bench-model: all $(DATA)
+bench-model: all $(DATA) kallsyms-deps $(OUTPUT)/libksym.a
 	for f in /proc/kallsyms $(OUTPUT)/data/6.12/kallsyms $(OUTPUT)/data/6.1/kallsyms; do \
 		$(OUTPUT)/ksymattach bench --kernel-model --kallsyms $$f --rounds 5 || exit 1; \
 		echo; \
 	done
+	OUTPUT=$(abspath $(OUTPUT)) kallsyms/check.sh bench 5
 
 # The attach-stall comparison in a guest, the newest kernel unless KERNEL= says
 # (takes several minutes under TCG).

@@ -6,17 +6,21 @@
  * model (kmodel/) built from the same list at the same layout, which must
  * give the same answers from the same bytes.
  *
- *	check [--marker-shift K] [--sub-shift K] [--tree-levels N] [--dup] LIST NAME
+ *	check [--marker-shift K] [--sub-shift K] [--tree-levels N] [--dup]
+ *	      [--bench ROUNDS] LIST NAME
  *
  * LIST is the list scripts/kallsyms read (kallsyms format, vmlinux only).
- * Prints TAP lines named NAME; exits 1 when any fails.
+ * Prints TAP lines named NAME; exits 1 when any fails. --bench times the
+ * kernel's code and the model's instead, one line of medians (ns a lookup).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ksym/ksym.h>
 
@@ -274,31 +278,162 @@ static void check_bytes(struct kmodel *m, bool dup, unsigned int sub_shift, cons
 		ok(same(a.tree, kallsyms_top_tree, a.tree_len), "the top tree is the model's", tag);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define BENCH_N 10000
+enum { B_KHIT, B_MHIT, B_KMISS, B_MMISS, B_KADDR, B_MADDR, B_CNT };
+
+/* One round of BENCH_N lookups of one kind: ns a lookup. */
+static uint64_t bench_one(int kind, struct kmodel *m, unsigned int flags, char **names,
+			  char **misses, uint64_t *addrs)
+{
+	char buf[KSYM_NAME_LEN + 64], nb[KSYM_NAME_LEN];
+	unsigned long size, off, sink = 0;
+	uint64_t t0 = now_ns(), skipped = 0;
+	size_t i, first, last;
+	char *mod;
+
+	for (i = 0; i < BENCH_N; i++) {
+		switch (kind) {
+		case B_KHIT:
+			sink += kallsyms_lookup_name(names[i]);
+			break;
+		case B_MHIT:
+			sink += kmodel__lookup_name(m, names[i], flags, &first, &last, &skipped);
+			break;
+		case B_KMISS:
+			sink += kallsyms_lookup_name(misses[i]);
+			break;
+		case B_MMISS:
+			sink += kmodel__lookup_name(m, misses[i], flags, &first, &last, &skipped);
+			break;
+		case B_KADDR:
+			sink += !!kallsyms_lookup(here(addrs[i]), &size, &off, &mod, nb);
+			break;
+		case B_MADDR:
+			sink += kmodel__lookup_addr(m, addrs[i], flags, buf, sizeof(buf), &skipped);
+			break;
+		}
+	}
+	__asm__ volatile("" : : "r"(sink));
+	return (now_ns() - t0) / BENCH_N;
+}
+
+/*
+ * The same names (every symbol's equally likely, drawn with a fixed seed),
+ * their misses and the image's addresses, looked up by the kernel's code and
+ * by the model, the kinds interleaved round by round.
+ */
+static int bench(struct kmodel *m, unsigned int flags, int rounds, const char *tag)
+{
+	char **names = calloc(BENCH_N, sizeof(*names)), **misses = calloc(BENCH_N, sizeof(*misses));
+	uint64_t *addrs = calloc(BENCH_N, sizeof(*addrs));
+	uint64_t *t[B_CNT], seed = 42;
+	struct kmodel_size sz;
+	size_t i, n = 0;
+	int k, r;
+
+	if (!names || !misses || !addrs || rounds < 1)
+		return 1;
+	for (k = 0; k < B_CNT; k++)
+		if (!(t[k] = calloc(rounds, sizeof(uint64_t))))
+			return 1;
+	while (n < BENCH_N) {
+		unsigned long a;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		i = (seed >> 33) % nsyms;
+		a = here(syms[i].addr);
+		if (a < shim_stext || a >= shim_end)
+			continue;
+		names[n] = syms[i].name;
+		addrs[n] = syms[i].addr;
+		if (asprintf(&misses[n], "%s~", syms[i].name) < 0)
+			return 1;
+		n++;
+	}
+	for (r = 0; r < rounds; r++)
+		for (k = 0; k < B_CNT; k++)
+			t[k][r] = bench_one(k, m, flags, names, misses, addrs);
+	for (k = 0; k < B_CNT; k++)
+		qsort(t[k], rounds, sizeof(uint64_t), cmp_u64);
+	kmodel__size(m, &sz);
+	/* name, then kernel/model: hit, miss, addr; then the bytes the layout adds */
+	printf("bench %s %llu %llu %llu %llu %llu %llu %zu\n", tag,
+	       (unsigned long long)t[B_KHIT][rounds / 2], (unsigned long long)t[B_MHIT][rounds / 2],
+	       (unsigned long long)t[B_KMISS][rounds / 2], (unsigned long long)t[B_MMISS][rounds / 2],
+	       (unsigned long long)t[B_KADDR][rounds / 2], (unsigned long long)t[B_MADDR][rounds / 2],
+	       sz.markers + sz.submarkers + sz.toptree);
+	for (i = 0; i < BENCH_N; i++)
+		free(misses[i]);
+	for (k = 0; k < B_CNT; k++)
+		free(t[k]);
+	free(names);
+	free(misses);
+	free(addrs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kmodel_opts mo = { .sz = sizeof(mo), .marker_shift = 8 };
 	unsigned int sub_shift = 8, tree_levels = 0, flags;
 	bool dup = false;
+	int rounds = 0;
 	struct ksym_table *t;
 	struct kmodel *m;
 	size_t walked = 0;
 	const char *tag;
-	int i = 1;
+	int i;
 
-	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
-		if (!strcmp(argv[i], "--dup")) {
+	static const struct option opts[] = {
+		{ "marker-shift", required_argument, NULL, 'm' },
+		{ "sub-shift", required_argument, NULL, 's' },
+		{ "tree-levels", required_argument, NULL, 't' },
+		{ "dup", no_argument, NULL, 'd' },
+		{ "bench", required_argument, NULL, 'b' },
+		{}
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			mo.marker_shift = atoi(optarg);
+			break;
+		case 's':
+			sub_shift = atoi(optarg);
+			break;
+		case 't':
+			tree_levels = atoi(optarg);
+			break;
+		case 'd':
 			dup = true;
-			i--;
-		} else if (!strcmp(argv[i], "--marker-shift"))
-			mo.marker_shift = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--sub-shift"))
-			sub_shift = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--tree-levels"))
-			tree_levels = atoi(argv[i + 1]);
+			break;
+		case 'b':
+			rounds = atoi(optarg);
+			break;
+		default:
+			argc = 0;	/* the usage line below */
+		}
 	}
-	if (argc - i != 2) {
+	i = optind;
+	if (argc - i != 2 || rounds < 0) {
 		fprintf(stderr, "usage: check [--marker-shift K] [--sub-shift K] "
-			"[--tree-levels N] [--dup] LIST NAME\n");
+			"[--tree-levels N] [--dup] [--bench ROUNDS] LIST NAME\n");
 		return 2;
 	}
 	tag = argv[i + 1];
@@ -332,6 +467,8 @@ int main(int argc, char **argv)
 		flags |= KMODEL_SUBMARK;
 
 	qsort(syms, nsyms, sizeof(*syms), by_name);
+	if (rounds)
+		return bench(m, flags, rounds, tag);
 	kallsyms_on_each_symbol(walk_count, &walked);
 	ok(walked == kallsyms_num_syms, "the whole-table walk sees every symbol", tag);
 	check_bytes(m, dup, sub_shift, tag);

@@ -8,6 +8,11 @@
 # with them, and check.c asks it for every symbol and compares it with
 # kmodel/, answers and bytes.
 #
+# check.sh bench [ROUNDS]: the same programs built without sanitizers, timing
+# the kernel's lookups beside the model's on the host CPU (10,000 lookups of
+# each kind a round; medians of ROUNDS, default 5, the variants alternated
+# round by round). A table, not TAP.
+#
 # Environment: OUTPUT (build), SRC (the kernel source parts pkgcache
 # linux-src unpacks; $OUTPUT/linux-src), LISTS (kallsyms-format symbol lists;
 # the guests' captured ones).
@@ -20,6 +25,12 @@ LISTS=${LISTS:-$(ls "$OUTPUT"/data/*/kallsyms)}
 W=$OUTPUT/kallsyms
 CC=${CC:-gcc}
 SAN="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
+LIB=$OUTPUT/libksym-asan.a
+mode=check rounds=0
+if [ "${1:-}" = bench ]; then
+	mode=bench rounds=${2:-5}
+	W=$OUTPUT/kallsyms-bench SAN="-O2" LIB=$OUTPUT/libksym.a
+fi
 # scripts/kallsyms as Kbuild builds host programs
 HOSTCFLAGS="-Wall -Wmissing-prototypes -Wstrict-prototypes -O2 -fomit-frame-pointer -std=gnu11"
 FILES="kernel/kallsyms.c kernel/kallsyms_internal.h scripts/kallsyms.c scripts/include"
@@ -43,8 +54,9 @@ relay() {
 
 [ -f "$SRC/kernel/kallsyms.c" ] || { echo "check.sh: no kernel source in $SRC" >&2; exit 1; }
 rm -rf "$W"; mkdir -p "$W/lists"
+: > "$W/runs"
 
-for p in "$here"/patches/*.patch; do
+[ $mode = bench ] || for p in "$here"/patches/*.patch; do
 	st=0; out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree -q "$p" 2>&1) || st=1
 	tap $st "checkpatch --strict: ${p##*/}"
 	[ $st = 0 ] || echo "$out" | sed 's/^/# /'
@@ -102,7 +114,11 @@ while read -r v patches layout; do
 		fi
 		$CC -c -Wa,--noexecstack "$d/$name.S" -o "$d/$name.o"
 		$CC $SAN "$W/check.o" "$W/kmodel.o" "$d/kernel.o" "$d/$name.o" \
-			"$OUTPUT/libksym-asan.a" -lelf -pthread -o "$d/check-$name"
+			"$LIB" -lelf -pthread -o "$d/check-$name"
+		if [ $mode = bench ]; then
+			echo "$v $name $layout" >> "$W/runs"
+			continue
+		fi
 		st=0
 		# shellcheck disable=SC2086
 		"$d/check-$name" $layout "$l" "$v/$name" > "$d/$name.tap" 2> "$d/$name.log" || st=$?
@@ -113,4 +129,36 @@ while read -r v patches layout; do
 		tap $st "$v/$name: the checker ran to its end"
 	done
 done < "$here/variants"
-echo "1..$n"
+if [ $mode = check ]; then
+	echo "1..$n"
+	exit 0
+fi
+
+# Round by round, every variant of a list in turn; then the medians of rounds.
+for r in $(seq "$rounds"); do
+	while read -r v name layout; do
+		# shellcheck disable=SC2086
+		"$W/$v/check-$name" $layout --bench 1 "$W/lists/$name" "$v $name"
+	done < "$W/runs"
+done > "$W/rounds"
+echo "the kernel's kallsyms code (kernel) and kmodel/ (model) on the host CPU: ns a lookup,"
+echo "medians of $rounds rounds of 10,000; index: the bytes of the markers, sub-markers and"
+echo "top tree; added: those beyond the baseline's markers"
+printf '%-9s %-6s %9s %9s %9s %9s %9s %9s %9s %9s\n' variant list "hit" "model" "miss" "model" \
+	"addr" "model" index added
+sort -k3,3 -k2,2 "$W/rounds" | awk '
+function med(a, n,   i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return a[int((n + 1) / 2)]
+}
+function flush(   k, h, m, x, y, z, w) {
+	if (key == "") return
+	for (k = 1; k <= n; k++) { h[k] = kh[k]; m[k] = mh[k]; x[k] = km[k]; y[k] = mm[k]; z[k] = ka[k]; w[k] = ma[k] }
+	if (v == "baseline") base = bytes
+	printf "%-9s %-6s %9d %9d %9d %9d %9d %9d %9d %9d\n", v, l, med(h, n), med(m, n), med(x, n), med(y, n), med(z, n), med(w, n), bytes, bytes - base
+}
+{
+	if ($2 " " $3 != key) { flush(); key = $2 " " $3; n = 0; v = $2; l = $3 }
+	n++; kh[n] = $4; mh[n] = $5; km[n] = $6; mm[n] = $7; ka[n] = $8; ma[n] = $9; bytes = $10
+}
+END { flush() }'
