@@ -477,6 +477,13 @@ bench-model: all $(DATA) kallsyms-deps $(OUTPUT)/libksym.a
 
 # The attach-stall comparison in a guest, the newest kernel unless KERNEL= says
 # (takes several minutes under TCG).
+# The kallsyms variants built into a kernel of Debian's newest source, each booted
+# and measured by the kernel's selftest and a benchmark of ours (kallsyms/bench-kernel.sh;
+# the first build takes most of an hour on 2 CPUs, each variant after it minutes).
+.PHONY: bench-kernel
+bench-kernel:
+	kallsyms/bench-kernel.sh $(or $(ROUNDS),3)
+
 .PHONY: bench-vm
 bench-vm: all examples $(OUTPUT)/tests/iter_dump $(OUTPUT)/tests/syscall_loop
 	OUTPUT=$(OUTPUT) tests/vm/bench.sh $(KERNEL)

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# bench-kernel.sh [ROUNDS]: each kallsyms variant built into a real kernel,
+# booted, and measured in it (make bench-kernel).
+#
+# The kernel is Debian's newest source (pkgcache linux-tree) with a small
+# config: x86-64 defconfig, kvm_guest.config, KALLSYMS_ALL and
+# KALLSYMS_SELFTEST. The variants differ only in the kallsyms files, so the
+# first build is whole and each next one is incremental. Every variant also
+# gets bench/'s patch: a boot-time benchmark beside the kernel's selftest.
+# Each variant boots ROUNDS times (default 3), the variants alternated, under
+# QEMU TCG: its times are emulated, and only the variants' ratios within one
+# run mean anything. The report gives per variant the bytes of each kallsyms
+# array in the built vmlinux, the selftest's verdict and lookup figures, and
+# the benchmark's medians.
+#
+# Environment: KSYM_CACHE (the tree and the build are kept under
+# $KSYM_CACHE/kbuild: about 4 GB), JOBS (make -j, default the CPUs).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+CACHE=${KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksymattach}
+rounds=${1:-3}
+jobs=${JOBS:-$(nproc)}
+die() { echo "bench-kernel.sh: $*" >&2; exit 1; }
+
+rel=$("$top/scripts/pkgcache" release newest)
+K=$CACHE/kbuild/${rel%-amd64}
+tree=$K/src obj=$K/obj out=$K/out
+# the files the variants change, kept as the package has them
+FILES="kernel/kallsyms.c kernel/kallsyms_internal.h scripts/kallsyms.c kernel/Makefile"
+if [ ! -f "$tree/.pristine/.complete" ]; then
+	"$top/scripts/pkgcache" linux-tree newest "$tree" > /dev/null
+	mkdir -p "$tree/.pristine"
+	(cd "$tree" && cp --parents $FILES .pristine/)
+	touch "$tree/.pristine/.complete"
+fi
+mkdir -p "$obj" "$out"
+if [ ! -f "$obj/.config" ]; then
+	make -s -C "$tree" O="$obj" x86_64_defconfig kvm_guest.config > /dev/null
+	"$tree/scripts/config" --file "$obj/.config" -e KALLSYMS -e KALLSYMS_ALL -e KALLSYMS_SELFTEST
+	make -s -C "$tree" O="$obj" olddefconfig > /dev/null
+fi
+
+# variant NAME PATCHES: its tree, built; the image and the arrays' sizes kept
+build() {
+	local v=$1 patches=$2 p t0 t1
+	(cd "$tree/.pristine" && cp --parents $FILES "$tree/")
+	rm -f "$tree/kernel/kallsyms_bench.c"
+	patch -s -p1 -d "$tree" < "$here"/bench/0001-*.patch
+	for p in ${patches//[,-]/ }; do
+		patch -s -p1 -d "$tree" < "$here"/patches/"$p"-*.patch ||
+			die "$v: patch $p does not apply to $(cat "$tree/.version")"
+	done
+	t0=$(date +%s)
+	make -s -C "$tree" O="$obj" -j"$jobs" bzImage > "$out/$v.build.log" 2>&1 ||
+		die "$v: the kernel does not build: $(tail -n 3 "$out/$v.build.log" | tr '\n' ' ')"
+	t1=$(date +%s)
+	mkdir -p "$out/$v"
+	cp "$obj/arch/x86/boot/bzImage" "$out/$v/bzImage"
+	# each array's bytes: its .size, or (token_index and seqs_of_names have
+	# none) the distance to the next symbol, 4-byte padding included
+	nm -n -S "$obj/vmlinux" | python3 -c '
+import sys
+syms = [l.split() for l in sys.stdin]
+for i, f in enumerate(syms):
+    if len(f) < 3 or not f[-1].startswith("kallsyms_") or f[-2] not in "rRdD":
+        continue
+    if len(f) == 4 and int(f[1], 16):
+        size = int(f[1], 16)
+    else:
+        size = next(int(g[0], 16) for g in syms[i + 1:] if int(g[0], 16) > int(f[0], 16)) - int(f[0], 16)
+    print(f[-1], size)
+' > "$out/$v/sizes"
+	echo "$v: built in $((t1 - t0)) s on $jobs CPUs" | tee "$out/$v/build-time" >&2
+}
+
+# A busybox initramfs whose init waits for the selftest and the benchmark,
+# prints their lines and powers off.
+initrd=$out/initrd.cpio
+if [ ! -f "$initrd" ]; then
+	r=$(mktemp -d)
+	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev"
+	cp "$("$top/scripts/pkgcache" busybox amd64)" "$r/bin/busybox"
+	cat > "$r/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t devtmpfs dev /dev 2> /dev/null
+n=0
+until dmesg | grep -q 'kallsyms_selftest: \(finish\|abort\)' && dmesg | grep -q 'kallsyms_bench: done'; do
+	sleep 5; n=$((n + 5))
+	[ $n -lt 5400 ] || break
+done
+echo "### kallsyms"
+dmesg | grep -E 'kallsyms_(selftest|bench)'
+echo "### end"
+poweroff -f
+INIT
+	chmod +x "$r/init"
+	(cd "$r" && find . | cpio -o -H newc --quiet) > "$initrd"
+	rm -rf "$r"
+fi
+
+boot() {	# VARIANT ROUND
+	local v=$1 log=$out/$1/boot-$2.log
+	timeout --kill-after=10 5700 qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 1 \
+		-nographic -no-reboot -kernel "$out/$v/bzImage" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 loglevel=4" > "$log" 2>&1 || true
+	grep -q '^### end' "$log" || die "$v: the guest did not finish (see $log)"
+}
+
+variants=()
+while read -r v patches _; do
+	case $v in '#'* | '') continue ;; esac
+	variants+=("$v")
+	build "$v" "$patches"
+done < "$here/variants"
+for r in $(seq "$rounds"); do
+	for v in "${variants[@]}"; do
+		echo "boot $r of $rounds: $v" >&2
+		boot "$v" "$r"
+	done
+done
+
+echo "kallsyms variants built from $(cat "$tree/.version") (defconfig + KALLSYMS_ALL,"
+echo "KALLSYMS_SELFTEST) and booted under QEMU TCG, $rounds boots each, alternated: times are"
+echo "emulated, compare only the variants of this run"
+for v in "${variants[@]}"; do
+	echo "### $v ($(cat "$out/$v/build-time"))"
+	echo "bytes: $(tr '\n' ' ' < "$out/$v/sizes")"
+	for r in $(seq "$rounds"); do
+		grep -E 'kallsyms_selftest: (finish|abort)|The time spent|traverse all|kallsyms_bench: ns' \
+			"$out/$v/boot-$r.log" | sed "s/^\[ *[0-9.]*\] //; s/^/boot $r: /"
+	done
+done
