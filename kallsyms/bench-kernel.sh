@@ -14,7 +14,9 @@
 # the benchmark's medians.
 #
 # Environment: KSYM_CACHE (the tree and the build are kept under
-# $KSYM_CACHE/kbuild: about 4 GB), JOBS (make -j, default the CPUs).
+# $KSYM_CACHE/kbuild: about 4 GB), KSYM_KBUILD (that directory instead: its
+# src/ and obj/ may be links to a tree and a build made before), JOBS (make
+# -j, default the CPUs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -24,7 +26,7 @@ jobs=${JOBS:-$(nproc)}
 die() { echo "bench-kernel.sh: $*" >&2; exit 1; }
 
 rel=$("$top/scripts/pkgcache" release newest)
-K=$CACHE/kbuild/${rel%-amd64}
+K=${KSYM_KBUILD:-$CACHE/kbuild/${rel%-amd64}}
 tree=$K/src obj=$K/obj out=$K/out
 # the files the variants change, kept as the package has them
 FILES="kernel/kallsyms.c kernel/kallsyms_internal.h scripts/kallsyms.c kernel/Makefile"
@@ -129,7 +131,33 @@ for v in "${variants[@]}"; do
 	echo "### $v ($(cat "$out/$v/build-time"))"
 	echo "bytes: $(tr '\n' ' ' < "$out/$v/sizes")"
 	for r in $(seq "$rounds"); do
-		grep -E 'kallsyms_selftest: (finish|abort)|The time spent|traverse all|kallsyms_bench: ns' \
+		grep -E 'kallsyms_selftest: (finish|abort)|looked up|The time spent|traverse all|kallsyms_bench: ns' \
 			"$out/$v/boot-$r.log" | sed "s/^\[ *[0-9.]*\] //; s/^/boot $r: /"
 	done
 done
+
+# The medians of the boots, and each variant against the first (the baseline).
+echo "### medians of $rounds boots (ns; the selftest's average lookup of every symbol,"
+echo "### the benchmark's lookups of 4096 names and its whole walk)"
+printf '%-9s %9s %7s %9s %7s %9s %7s %9s %7s %12s %7s\n' variant selftest /base hit /base \
+	miss /base addr /base walk /base
+for v in "${variants[@]}"; do
+	for r in $(seq "$rounds"); do
+		sed -n 's/.*The time spent on each symbol is (ns): .*avg=\([0-9]*\).*/st \1/p;
+			s/.*kallsyms_bench: ns a lookup: hit \([0-9]*\) miss \([0-9]*\) addr \([0-9]*\); whole walk \([0-9]*\) ns.*/b \1 \2 \3 \4/p' \
+			"$out/$v/boot-$r.log"
+	done | awk -v v="$v" '
+	function med(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n ? a[int((n + 1) / 2)] : 0
+	}
+	$1 == "st" { st[++ns] = $2 }
+	$1 == "b" { nb++; h[nb] = $2; m[nb] = $3; a[nb] = $4; w[nb] = $5 }
+	END { print v, med(st, ns), med(h, nb), med(m, nb), med(a, nb), med(w, nb) }'
+done | awk '
+NR == 1 { for (i = 2; i <= 6; i++) base[i] = $i }
+{
+	printf "%-9s", $1
+	for (i = 2; i <= 6; i++) printf " %9d %6.2fx", $i, base[i] ? $i / base[i] : 0
+	printf "\n"
+}'
