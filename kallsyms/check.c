@@ -161,14 +161,22 @@ static int walk_count(void *data, const char *name, unsigned long addr)
 	return 0;
 }
 
+/*
+ * The model is asked for every MODEL_EVERY'th name and address only: its
+ * bytes are the table's (check_bytes), its lookups are test_kmodel's, and the
+ * kernel's code is asked for all of them.
+ */
+#define MODEL_EVERY 8
+
 /* Every name: its first address, and every address of it; and its miss. */
 static void check_names(struct kmodel *m, unsigned int flags, const char *tag)
 {
-	size_t i, j, k, bad = 0, badmodel = 0, badmiss = 0;
+	size_t i, j, k, n = 0, bad = 0, badmodel = 0, badmiss = 0;
 	char miss[700];
 
 	for (i = 0; i < nsyms; i = j) {
 		struct matches got = { .n = 0 };
+		bool sample = !(n++ % MODEL_EVERY);
 		size_t first, last;
 		uint64_t skipped = 0;
 
@@ -186,8 +194,10 @@ static void check_names(struct kmodel *m, unsigned int flags, const char *tag)
 			bad += k < got.n && k < 64;
 		}
 		/* the model: the same range, in the same order */
-		if (kmodel__lookup_name(m, syms[i].name, flags, &first, &last, &skipped) ||
-		    last - first + 1 != j - i) {
+		if (!sample) {
+			/* (not asked for this name) */
+		} else if (kmodel__lookup_name(m, syms[i].name, flags, &first, &last, &skipped) ||
+			   last - first + 1 != j - i) {
 			badmodel++;
 		} else {
 			uint64_t a;
@@ -201,13 +211,13 @@ static void check_names(struct kmodel *m, unsigned int flags, const char *tag)
 		}
 		snprintf(miss, sizeof(miss), "%s~", syms[i].name);
 		if (kallsyms_lookup_name(miss) ||
-		    kmodel__lookup_name(m, miss, flags, &first, &last, &skipped) != -ESRCH)
+		    (sample && kmodel__lookup_name(m, miss, flags, &first, &last, &skipped) != -ESRCH))
 			badmiss++;
 	}
 	if (bad)
 		fprintf(stderr, "# %s: %zu lookups by name wrong\n", tag, bad);
 	ok(!bad, "every name found, with all its addresses, by the kernel's code", tag);
-	ok(!badmodel, "the model finds the same addresses for every name", tag);
+	ok(!badmodel, "the model finds the same addresses for every 8th name", tag);
 	ok(!badmiss, "a name that is not there is not found by either", tag);
 }
 
@@ -229,6 +239,8 @@ static void check_addrs(struct kmodel *m, unsigned int flags, const char *tag)
 			bad++;
 			continue;
 		}
+		if (i % MODEL_EVERY)
+			continue;
 		snprintf(buf, sizeof(buf), "%s+0x%lx/0x%lx", nb, off, size);
 		if (kmodel__lookup_addr(m, syms[i].addr, flags, want, sizeof(want), &skipped)) {
 			badmodel++;
@@ -241,7 +253,7 @@ static void check_addrs(struct kmodel *m, unsigned int flags, const char *tag)
 		}
 	}
 	ok(!bad && asked, "every address in the image named by the kernel's code", tag);
-	ok(!badmodel, "the model names every address the same", tag);
+	ok(!badmodel, "the model names every 8th address the same", tag);
 }
 
 static bool same(const void *a, const void *b, size_t n)
