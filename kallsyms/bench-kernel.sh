@@ -31,7 +31,9 @@ tree=$K/src obj=$K/obj out=$K/out
 # the files the variants change, kept as the package has them
 FILES="kernel/kallsyms.c kernel/kallsyms_internal.h scripts/kallsyms.c kernel/Makefile"
 if [ ! -f "$tree/.pristine/.complete" ]; then
-	"$top/scripts/pkgcache" linux-tree newest "$tree" > /dev/null
+	# (a tree given by KSYM_KBUILD is taken as the package has it)
+	[ -f "$tree/Makefile" ] || "$top/scripts/pkgcache" linux-tree newest "$tree" > /dev/null
+	[ -f "$tree/.version" ] || die "$tree has no .version: not a tree pkgcache unpacked"
 	mkdir -p "$tree/.pristine"
 	(cd "$tree" && cp --parents $FILES .pristine/)
 	touch "$tree/.pristine/.complete"
