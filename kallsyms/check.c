@@ -7,11 +7,11 @@
  * give the same answers from the same bytes.
  *
  *	check [--marker-shift K] [--sub-shift K] [--tree-levels N] [--dup]
- *	      [--bench ROUNDS] LIST NAME
+ *	      [--bench] LIST NAME
  *
  * LIST is the list scripts/kallsyms read (kallsyms format, vmlinux only).
- * Prints TAP lines named NAME; exits 1 when any fails. --bench times the
- * kernel's code and the model's instead, one line of medians (ns a lookup).
+ * Prints TAP lines named NAME; exits 1 when any fails. --bench times one
+ * round of the kernel's code and the model's instead: one line, ns a lookup.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +24,7 @@
 
 #include <ksym/ksym.h>
 
+#include "clock.h"
 #include "kmodel.h"
 
 #define KSYM_NAME_LEN 512	/* the kernel's, as shim/ has it */
@@ -290,21 +291,6 @@ static void check_bytes(struct kmodel *m, bool dup, unsigned int sub_shift, cons
 		ok(same(a.tree, kallsyms_top_tree, a.tree_len), "the top tree is the model's", tag);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 #define BENCH_N 10000
 enum { B_KHIT, B_MHIT, B_KMISS, B_MMISS, B_KADDR, B_MADDR, B_CNT };
 
@@ -345,24 +331,21 @@ static uint64_t bench_one(int kind, struct kmodel *m, unsigned int flags, char *
 }
 
 /*
- * The same names (every symbol's equally likely, drawn with a fixed seed),
- * their misses and the image's addresses, looked up by the kernel's code and
- * by the model, the kinds interleaved round by round.
+ * One round of the same names (every symbol's equally likely, drawn with a
+ * fixed seed), their misses and the image's addresses, looked up by the
+ * kernel's code and by the model. check.sh alternates the variants round by
+ * round and takes the medians.
  */
-static int bench(struct kmodel *m, unsigned int flags, int rounds, const char *tag)
+static int bench(struct kmodel *m, unsigned int flags, const char *tag)
 {
 	char **names = calloc(BENCH_N, sizeof(*names)), **misses = calloc(BENCH_N, sizeof(*misses));
-	uint64_t *addrs = calloc(BENCH_N, sizeof(*addrs));
-	uint64_t *t[B_CNT], seed = 42;
+	uint64_t *addrs = calloc(BENCH_N, sizeof(*addrs)), seed = 42;
 	struct kmodel_size sz;
 	size_t i, n = 0;
-	int k, r;
+	int k;
 
-	if (!names || !misses || !addrs || rounds < 1)
+	if (!names || !misses || !addrs)
 		return 1;
-	for (k = 0; k < B_CNT; k++)
-		if (!(t[k] = calloc(rounds, sizeof(uint64_t))))
-			return 1;
 	while (n < BENCH_N) {
 		unsigned long a;
 
@@ -377,22 +360,14 @@ static int bench(struct kmodel *m, unsigned int flags, int rounds, const char *t
 			return 1;
 		n++;
 	}
-	for (r = 0; r < rounds; r++)
-		for (k = 0; k < B_CNT; k++)
-			t[k][r] = bench_one(k, m, flags, names, misses, addrs);
-	for (k = 0; k < B_CNT; k++)
-		qsort(t[k], rounds, sizeof(uint64_t), cmp_u64);
-	kmodel__size(m, &sz);
 	/* name, then kernel/model: hit, miss, addr; then the bytes the layout adds */
-	printf("bench %s %llu %llu %llu %llu %llu %llu %zu\n", tag,
-	       (unsigned long long)t[B_KHIT][rounds / 2], (unsigned long long)t[B_MHIT][rounds / 2],
-	       (unsigned long long)t[B_KMISS][rounds / 2], (unsigned long long)t[B_MMISS][rounds / 2],
-	       (unsigned long long)t[B_KADDR][rounds / 2], (unsigned long long)t[B_MADDR][rounds / 2],
-	       sz.markers + sz.submarkers + sz.toptree);
+	printf("bench %s", tag);
+	for (k = 0; k < B_CNT; k++)
+		printf(" %llu", (unsigned long long)bench_one(k, m, flags, names, misses, addrs));
+	kmodel__size(m, &sz);
+	printf(" %zu\n", sz.markers + sz.submarkers + sz.toptree);
 	for (i = 0; i < BENCH_N; i++)
 		free(misses[i]);
-	for (k = 0; k < B_CNT; k++)
-		free(t[k]);
 	free(names);
 	free(misses);
 	free(addrs);
@@ -403,8 +378,7 @@ int main(int argc, char **argv)
 {
 	struct kmodel_opts mo = { .sz = sizeof(mo), .marker_shift = 8 };
 	unsigned int sub_shift = 8, tree_levels = 0, flags;
-	bool dup = false;
-	int rounds = 0;
+	bool dup = false, timed = false;
 	struct ksym_table *t;
 	struct kmodel *m;
 	size_t walked = 0;
@@ -416,7 +390,7 @@ int main(int argc, char **argv)
 		{ "sub-shift", required_argument, NULL, 's' },
 		{ "tree-levels", required_argument, NULL, 't' },
 		{ "dup", no_argument, NULL, 'd' },
-		{ "bench", required_argument, NULL, 'b' },
+		{ "bench", no_argument, NULL, 'b' },
 		{}
 	};
 	int c;
@@ -436,16 +410,16 @@ int main(int argc, char **argv)
 			dup = true;
 			break;
 		case 'b':
-			rounds = atoi(optarg);
+			timed = true;
 			break;
 		default:
 			argc = 0;	/* the usage line below */
 		}
 	}
 	i = optind;
-	if (argc - i != 2 || rounds < 0) {
+	if (argc - i != 2) {
 		fprintf(stderr, "usage: check [--marker-shift K] [--sub-shift K] "
-			"[--tree-levels N] [--dup] [--bench ROUNDS] LIST NAME\n");
+			"[--tree-levels N] [--dup] [--bench] LIST NAME\n");
 		return 2;
 	}
 	tag = argv[i + 1];
@@ -479,8 +453,8 @@ int main(int argc, char **argv)
 		flags |= KMODEL_SUBMARK;
 
 	qsort(syms, nsyms, sizeof(*syms), by_name);
-	if (rounds)
-		return bench(m, flags, rounds, tag);
+	if (timed)
+		return bench(m, flags, tag);
 	kallsyms_on_each_symbol(walk_count, &walked);
 	ok(walked == kallsyms_num_syms, "the whole-table walk sees every symbol", tag);
 	check_bytes(m, dup, sub_shift, tag);

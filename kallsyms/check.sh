@@ -80,7 +80,7 @@ PY
 done
 
 $CC $SAN -Wall -Werror -std=gnu11 -D_GNU_SOURCE -I"$top/lib/ksym/include" -I"$top/kmodel" \
-	-c "$here/check.c" -o "$W/check.o"
+	-I"$top/src/common" -c "$here/check.c" -o "$W/check.o"
 $CC $SAN -Wall -Werror -std=gnu11 -D_GNU_SOURCE -I"$top/lib/ksym/include" \
 	-c "$top/kmodel/kmodel.c" -o "$W/kmodel.o"
 
@@ -97,14 +97,16 @@ while read -r v patches layout; do
 			st=1; break
 		fi
 		if ! $CC -O2 -Wall -Werror -I"$here/shim" -c "$d/src/kernel/kallsyms.c" -o "$d/step.o" ||
-		   ! $CC $HOSTCFLAGS -I"$d/src/scripts/include" "$d/src/scripts/kallsyms.c" -o "$d/step"; then
+		   ! $CC $HOSTCFLAGS -I"$d/src/scripts/include" "$d/src/scripts/kallsyms.c" -o "$d/kallsyms"; then
 			echo "# $v: the tree does not build with patch $p"
 			st=1; break
 		fi
 	done
 	tap $st "$v: its patches apply and build one by one"
 	[ $st = 0 ] || continue
-	$CC $HOSTCFLAGS -I"$d/src/scripts/include" "$d/src/scripts/kallsyms.c" -o "$d/kallsyms"
+	# (the last step built it; the baseline has no step)
+	[ -x "$d/kallsyms" ] ||
+		$CC $HOSTCFLAGS -I"$d/src/scripts/include" "$d/src/scripts/kallsyms.c" -o "$d/kallsyms"
 	$CC $SAN -Wall -Werror -I"$here/shim" -c "$d/src/kernel/kallsyms.c" -o "$d/kernel.o"
 	for l in "$W"/lists/*; do
 		name=${l##*/}
@@ -138,7 +140,7 @@ fi
 for r in $(seq "$rounds"); do
 	while read -r v name layout; do
 		# shellcheck disable=SC2086
-		"$W/$v/check-$name" $layout --bench 1 "$W/lists/$name" "$v $name"
+		"$W/$v/check-$name" $layout --bench "$W/lists/$name" "$v $name"
 	done < "$W/runs"
 done > "$W/rounds"
 echo "the kernel's kallsyms code (kernel) and kmodel/ (model) on the host CPU: ns a lookup,"
@@ -147,18 +149,22 @@ echo "top tree; added: those beyond the baseline's markers"
 printf '%-9s %-6s %9s %9s %9s %9s %9s %9s %9s %9s\n' variant list "hit" "model" "miss" "model" \
 	"addr" "model" index added
 sort -k3,3 -k2,2 "$W/rounds" | awk '
-function med(a, n,   i, j, t) {
+# the median of column c over the n rounds of this variant and list
+function med(c, n,   a, i, j, t) {
+	for (i = 1; i <= n; i++) a[i] = col[c, i]
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return a[int((n + 1) / 2)]
 }
-function flush(   k, h, m, x, y, z, w) {
+function flush(   c) {
 	if (key == "") return
-	for (k = 1; k <= n; k++) { h[k] = kh[k]; m[k] = mh[k]; x[k] = km[k]; y[k] = mm[k]; z[k] = ka[k]; w[k] = ma[k] }
 	if (v == "baseline") base = bytes
-	printf "%-9s %-6s %9d %9d %9d %9d %9d %9d %9d %9d\n", v, l, med(h, n), med(m, n), med(x, n), med(y, n), med(z, n), med(w, n), bytes, bytes - base
+	printf "%-9s %-6s", v, l
+	for (c = 4; c <= 9; c++) printf " %9d", med(c, n)
+	printf " %9d %9d\n", bytes, bytes - base
 }
 {
 	if ($2 " " $3 != key) { flush(); key = $2 " " $3; n = 0; v = $2; l = $3 }
-	n++; kh[n] = $4; mh[n] = $5; km[n] = $6; mm[n] = $7; ka[n] = $8; ma[n] = $9; bytes = $10
+	n++; bytes = $10
+	for (c = 4; c <= 9; c++) col[c, n] = $c
 }
 END { flush() }'
