@@ -473,16 +473,17 @@ bench-model: all $(DATA) kallsyms-deps $(OUTPUT)/libksym.a
 		$(OUTPUT)/ksymattach bench --kernel-model --kallsyms $$f --rounds 5 || exit 1; \
 		echo; \
 	done
-	OUTPUT=$(abspath $(OUTPUT)) kallsyms/check.sh bench 5
+	OUTPUT=$(abspath $(OUTPUT)) kallsyms/check.sh sweep 5
 
 # The attach-stall comparison in a guest, the newest kernel unless KERNEL= says
 # (takes several minutes under TCG).
 # The kallsyms variants built into a kernel of Debian's newest source, each booted
 # and measured by the kernel's selftest and a benchmark of ours (kallsyms/bench-kernel.sh;
 # the first build takes most of an hour on 2 CPUs, each variant after it minutes).
+# VARIANTS= names others of kallsyms/variants and kallsyms/sweep instead.
 .PHONY: bench-kernel
 bench-kernel:
-	kallsyms/bench-kernel.sh $(or $(ROUNDS),3)
+	kallsyms/bench-kernel.sh $(or $(ROUNDS),3) $(VARIANTS)
 
 .PHONY: bench-vm
 bench-vm: all examples $(OUTPUT)/tests/iter_dump $(OUTPUT)/tests/syscall_loop

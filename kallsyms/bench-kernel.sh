@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# bench-kernel.sh [ROUNDS]: each kallsyms variant built into a real kernel,
-# booted, and measured in it (make bench-kernel).
+# bench-kernel.sh [ROUNDS [VARIANT...]]: each kallsyms variant built into a
+# real kernel, booted, and measured in it (make bench-kernel). The variants
+# are ./variants' three, or those named, from ./variants and ./sweep (each
+# patch's step, other densities).
 #
 # The kernel is Debian's newest source (pkgcache linux-tree) with a small
 # config: x86-64 defconfig, kvm_guest.config, KALLSYMS_ALL and
@@ -11,7 +13,8 @@
 # QEMU TCG: its times are emulated, and only the variants' ratios within one
 # run mean anything. The report gives per variant the bytes of each kallsyms
 # array in the built vmlinux, the selftest's verdict and lookup figures, and
-# the benchmark's medians.
+# the benchmark's medians. It fails where a variant does not build or boot,
+# or its selftest does not pass.
 #
 # Environment: KSYM_CACHE (the tree and the build are kept under
 # $KSYM_CACHE/kbuild: about 4 GB), KSYM_KBUILD (that directory instead: its
@@ -22,8 +25,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 CACHE=${KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ksymattach}
 rounds=${1:-3}
+[ $# -gt 0 ] && shift
 jobs=${JOBS:-$(nproc)}
 die() { echo "bench-kernel.sh: $*" >&2; exit 1; }
+. "$here/variants.sh"
 
 rel=$("$top/scripts/pkgcache" release newest)
 K=${KSYM_KBUILD:-$CACHE/kbuild/${rel%-amd64}}
@@ -45,9 +50,10 @@ if [ ! -f "$obj/.config" ]; then
 	make -s -C "$tree" O="$obj" olddefconfig > /dev/null
 fi
 
-# variant NAME PATCHES: its tree, built; the image and the arrays' sizes kept
+# variant NAME PATCHES CONSTANTS: its tree, built; the image and the arrays'
+# sizes kept
 build() {
-	local v=$1 patches=$2 p t0 t1
+	local v=$1 patches=$2 constants=$3 p t0 t1
 	(cd "$tree/.pristine" && cp --parents $FILES "$tree/")
 	rm -f "$tree/kernel/kallsyms_bench.c"
 	patch -s -p1 -d "$tree" < "$here"/bench/0001-*.patch
@@ -55,6 +61,7 @@ build() {
 		patch -s -p1 -d "$tree" < "$here"/patches/"$p"-*.patch ||
 			die "$v: patch $p does not apply to $(cat "$tree/.version")"
 	done
+	set_constants "$tree" "$constants" || die "$v: its constants ($constants) cannot be set"
 	t0=$(date +%s)
 	make -s -C "$tree" O="$obj" -j"$jobs" bzImage > "$out/$v.build.log" 2>&1 ||
 		die "$v: the kernel does not build: $(tail -n 3 "$out/$v.build.log" | tr '\n' ' ')"
@@ -116,14 +123,22 @@ boot() {	# VARIANT ROUND
 		-nographic -no-reboot -kernel "$out/$v/bzImage" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 loglevel=4" > "$log" 2>&1 || true
 	grep -q '^### end' "$log" || die "$v: the guest did not finish (see $log)"
+	grep -q 'kallsyms_selftest: finish' "$log" ||
+		die "$v: its kallsyms selftest did not pass (see $log)"
 }
 
+# the variants named (all of ./variants' where none is), in the order given
 variants=()
-while read -r v patches _; do
-	case $v in '#'* | '') continue ;; esac
+if [ $# -eq 0 ]; then
+	set -- $(variant_lines "$here/variants" | cut -d' ' -f1)
+fi
+for v; do
+	line=$(variant_lines "$here/variants" "$here/sweep" | awk -v v="$v" '$1 == v')
+	[ -n "$line" ] || die "$v: no such variant in variants or sweep"
+	read -r _ patches constants _ <<< "$line"
 	variants+=("$v")
-	build "$v" "$patches"
-done < "$here/variants"
+	build "$v" "$patches" "$constants"
+done
 for r in $(seq "$rounds"); do
 	for v in "${variants[@]}"; do
 		echo "boot $r of $rounds: $v" >&2

@@ -11,7 +11,12 @@
 # check.sh bench [ROUNDS]: the same programs built without sanitizers, timing
 # the kernel's lookups beside the model's on the host CPU (10,000 lookups of
 # each kind a round; medians of ROUNDS, default 5, the variants alternated
-# round by round). A table, not TAP.
+# round by round). A table, not TAP. Each variant's answers are checked first
+# (as in check mode, without sanitizers): a variant that answers wrong is
+# named and not timed.
+#
+# check.sh sweep [ROUNDS]: bench for ./variants and ./sweep's variants too:
+# each patch's step and the densities around each layout's.
 #
 # Environment: OUTPUT (build), SRC (the kernel source parts pkgcache
 # linux-src unpacks; $OUTPUT/linux-src), LISTS (kallsyms-format symbol lists;
@@ -26,18 +31,23 @@ W=$OUTPUT/kallsyms
 CC=${CC:-gcc}
 SAN="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
 LIB=$OUTPUT/libksym-asan.a
-mode=check rounds=0
-if [ "${1:-}" = bench ]; then
+mode=check rounds=0 files=$here/variants
+case ${1:-} in
+bench | sweep)
+	[ "$1" = sweep ] && files="$files $here/sweep"
 	mode=bench rounds=${2:-5}
 	W=$OUTPUT/kallsyms-bench SAN="-O2" LIB=$OUTPUT/libksym.a
-fi
+	;;
+esac
+. "$here/variants.sh"
 # scripts/kallsyms as Kbuild builds host programs
 HOSTCFLAGS="-Wall -Wmissing-prototypes -Wstrict-prototypes -O2 -fomit-frame-pointer -std=gnu11"
 FILES="kernel/kallsyms.c kernel/kallsyms_internal.h scripts/kallsyms.c scripts/include"
 
-n=0
+n=0 failed=0
 tap() {	# STATUS DESCRIPTION: one TAP line, numbered here
 	n=$((n + 1))
+	[ "$1" = 0 ] || failed=1
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
 }
 # a line of the checker's own TAP, renumbered into ours
@@ -84,8 +94,7 @@ $CC $SAN -Wall -Werror -std=gnu11 -D_GNU_SOURCE -I"$top/lib/ksym/include" -I"$to
 $CC $SAN -Wall -Werror -std=gnu11 -D_GNU_SOURCE -I"$top/lib/ksym/include" \
 	-c "$top/kmodel/kmodel.c" -o "$W/kmodel.o"
 
-while read -r v patches layout; do
-	case $v in '#'* | '') continue ;; esac
+while read -r v patches constants layout; do
 	d=$W/$v
 	mkdir -p "$d/src"
 	(cd "$SRC" && cp -r --parents $FILES "$d/src/")
@@ -104,7 +113,13 @@ while read -r v patches layout; do
 	done
 	tap $st "$v: its patches apply and build one by one"
 	[ $st = 0 ] || continue
-	# (the last step built it; the baseline has no step)
+	if [ "$constants" != - ]; then
+		st=0; set_constants "$d/src" "$constants" || st=1
+		tap $st "$v: its constants set ($constants)"
+		[ $st = 0 ] || continue
+		rm -f "$d/kallsyms"
+	fi
+	# (the last step built it, where no constant changed since)
 	[ -x "$d/kallsyms" ] ||
 		$CC $HOSTCFLAGS -I"$d/src/scripts/include" "$d/src/scripts/kallsyms.c" -o "$d/kallsyms"
 	$CC $SAN -Wall -Werror -I"$here/shim" -c "$d/src/kernel/kallsyms.c" -o "$d/kernel.o"
@@ -117,20 +132,27 @@ while read -r v patches layout; do
 		$CC -c -Wa,--noexecstack "$d/$name.S" -o "$d/$name.o"
 		$CC $SAN "$W/check.o" "$W/kmodel.o" "$d/kernel.o" "$d/$name.o" \
 			"$LIB" -lelf -pthread -o "$d/check-$name"
-		if [ $mode = bench ]; then
-			echo "$v $name $layout" >> "$W/runs"
-			continue
-		fi
 		st=0
 		# shellcheck disable=SC2086
 		"$d/check-$name" $layout "$l" "$v/$name" > "$d/$name.tap" 2> "$d/$name.log" || st=$?
+		if [ $mode = bench ]; then
+			# (timed only where every answer was right)
+			if [ $st = 0 ]; then
+				echo "$v $name $layout" >> "$W/runs"
+			else
+				echo "check.sh: $v/$name answers wrong, not timed:" \
+					"$(grep -m1 '^not ok' "$d/$name.tap" "$d/$name.log" || tail -n1 "$d/$name.log")" >&2
+				failed=1
+			fi
+			continue
+		fi
 		relay < "$d/$name.tap"
 		sed 's/^/# /' "$d/$name.log"
 		# (1: a check failed, said above; anything else: it did not end)
 		[ $st -le 1 ] && st=0
 		tap $st "$v/$name: the checker ran to its end"
 	done
-done < "$here/variants"
+done < <(variant_lines $files)
 if [ $mode = check ]; then
 	echo "1..$n"
 	exit 0
@@ -146,25 +168,31 @@ done > "$W/rounds"
 echo "the kernel's kallsyms code (kernel) and kmodel/ (model) on the host CPU: ns a lookup,"
 echo "medians of $rounds rounds of 10,000; index: the bytes of the markers, sub-markers and"
 echo "top tree; added: those beyond the baseline's markers"
-printf '%-9s %-6s %9s %9s %9s %9s %9s %9s %9s %9s\n' variant list "hit" "model" "miss" "model" \
+printf '%-12s %-6s %9s %9s %9s %9s %9s %9s %9s %9s\n' variant list "hit" "model" "miss" "model" \
 	"addr" "model" index added
-sort -k3,3 -k2,2 "$W/rounds" | awk '
-# the median of column c over the n rounds of this variant and list
-function med(c, n,   a, i, j, t) {
-	for (i = 1; i <= n; i++) a[i] = col[c, i]
+# each list, its variants in the files' order: the median of each column over
+# the rounds, and the index bytes beyond the baseline's
+awk '
+function med(k, c, n,   a, i, j, t) {
+	for (i = 1; i <= n; i++) a[i] = col[k, c, i]
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return a[int((n + 1) / 2)]
 }
-function flush(   c) {
-	if (key == "") return
-	if (v == "baseline") base = bytes
-	printf "%-9s %-6s", v, l
-	for (c = 4; c <= 9; c++) printf " %9d", med(c, n)
-	printf " %9d %9d\n", bytes, bytes - base
-}
 {
-	if ($2 " " $3 != key) { flush(); key = $2 " " $3; n = 0; v = $2; l = $3 }
-	n++; bytes = $10
-	for (c = 4; c <= 9; c++) col[c, n] = $c
+	if (!($2 in vseen)) { vseen[$2] = 1; vs[++nv] = $2 }
+	if (!($3 in lseen)) { lseen[$3] = 1; ls[++nl] = $3 }
+	k = $2 SUBSEP $3
+	n = ++cnt[k]; bytes[k] = $10
+	for (c = 4; c <= 9; c++) col[k, c, n] = $c
 }
-END { flush() }'
+END {
+	for (i = 1; i <= nl; i++) for (j = 1; j <= nv; j++) {
+		k = vs[j] SUBSEP ls[i]
+		if (!(k in cnt)) continue
+		printf "%-12s %-6s", vs[j], ls[i]
+		for (c = 4; c <= 9; c++) printf " %9d", med(k, c, cnt[k])
+		base = ("baseline" SUBSEP ls[i]) in bytes ? bytes["baseline", ls[i]] : 0
+		printf " %9d %9d\n", bytes[k], bytes[k] - base
+	}
+}' "$W/rounds"
+exit $failed
