@@ -97,7 +97,7 @@ fi
 
 # a target the kernel refuses (not an ftrace location) is found, left out, reported
 A=/sys/kernel/tracing/available_filter_functions_addrs
-r=$(awk '$2 == "vfs_read" { print $1 }' $A)
+r=$(grep ' vfs_read$' $A | awk '{ print $1 }')
 { grep -E ' vfs_(read|write)$' $A; printf '%x fake_fn\n' $((0x$r + 0x40)); } > $O/refuse.txt
 $K -p '*' --funcs-addrs $O/refuse.txt -o json > $O/refuse.json 2> $O/refuse.err
 is "$?" 0 "refused target: the run still succeeds"
@@ -181,13 +181,13 @@ is "$(probes_left)" 0 "module race: no link left"
 
 # reloaded elsewhere in that window: attached at the new addresses
 insmod /modules/dummy.ko
-old=$(awk '$4 == "[dummy]" { print $1; exit }' /proc/kallsyms)
+old=$(grep -m1 '	\[dummy\]$' /proc/kallsyms | cut -d' ' -f1)
 KSYMATTACH_PAUSE=5 $K -p 'dummy:*' -p vfs_read -o json > $O/rel.json 2> $O/rel.err &
 pid=$!
 check "module reload: paused after resolving" wait_for $O/rel.err 60 'pausing'
 # ifb takes the freed space, so dummy comes back somewhere else
 rmmod dummy; insmod /modules/ifb.ko; insmod /modules/dummy.ko
-new=$(awk '$4 == "[dummy]" { print $1; exit }' /proc/kallsyms)
+new=$(grep -m1 '	\[dummy\]$' /proc/kallsyms | cut -d' ' -f1)
 wait $pid
 is "$?" 0 "module reload: the run succeeds"
 if [ "$old" != "$new" ]; then

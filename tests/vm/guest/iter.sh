@@ -7,10 +7,16 @@ if has_iter; then
 # programs, the iterator's own among them, come and go between two reads)
 $D > $O/it.all 2> $O/it.err
 is "$?" 0 "iterator: the whole table read ($(head -c 200 $O/it.err))"
-grep -v '	\[bpf\]$' /proc/kallsyms | sort > $O/ka.sorted
-grep -v '	\[bpf\]$' $O/it.all | sort > $O/it.sorted
-check "iterator: the whole table is /proc/kallsyms' ($(wc -l < $O/ka.sorted) symbols)" \
-	cmp -s $O/ka.sorted $O/it.sorted
+grep -v '	\[bpf\]$' /proc/kallsyms > $O/ka.cmp
+grep -v '	\[bpf\]$' $O/it.all > $O/it.cmp
+# (sorted only where the orders differ: busybox's sort of the whole table takes
+# about ten seconds under emulation)
+if ! cmp -s $O/ka.cmp $O/it.cmp; then
+	sort -o $O/ka.cmp $O/ka.cmp
+	sort -o $O/it.cmp $O/it.cmp
+fi
+check "iterator: the whole table is /proc/kallsyms' ($(wc -l < $O/ka.cmp) symbols)" \
+	cmp -s $O/ka.cmp $O/it.cmp
 # filtered in the kernel (two-byte prefixes, a one-byte one, exact names with and
 # without a module) as the text parse filters the file
 set -- -t -n schedule -n 9pnet:p9_client_read -n vfs_read vfs_ e __x64_sys_

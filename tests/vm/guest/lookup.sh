@@ -65,7 +65,7 @@ check "after unload they are gone" grep -q "no traceable function matches 'dummy
 # sym and addr against the live kernel
 $K sym vfs_read -o json > $O/sym.json
 check "sym: vfs_read is traceable" grep -q '"name":"vfs_read".*"traceable":true' $O/sym.json
-a=$(awk '$3 == "vfs_read" { print $1 }' /proc/kallsyms)
+a=$(grep ' vfs_read$' /proc/kallsyms | cut -d' ' -f1)
 $K addr "$(printf '%x' $((0x$a + 16)))" > $O/addr.txt
 check "addr: vfs_read+0x10" grep -q ' vfs_read+0x10/0x' $O/addr.txt
 $K sym 9pnet:p9_client_create > $O/msym.txt
