@@ -30,6 +30,20 @@ jobs=${JOBS:-$(nproc)}
 die() { echo "bench-kernel.sh: $*" >&2; exit 1; }
 . "$here/variants.sh"
 
+# the variants named (all of ./variants' where none is), in the order given
+variants=()
+if [ $# -eq 0 ]; then
+	set -- $(variant_lines "$here/variants" | cut -d' ' -f1)
+fi
+# (looked up first: a misspelt name would otherwise end the run after the
+# tree's unpacking and minutes of building)
+lines=()
+for v; do
+	line=$(variant_lines "$here/variants" "$here/sweep" | awk -v v="$v" '$1 == v')
+	[ -n "$line" ] || die "$v: no such variant in variants or sweep"
+	lines+=("$line")
+done
+
 rel=$("$top/scripts/pkgcache" release newest)
 K=${KSYM_KBUILD:-$CACHE/kbuild/${rel%-amd64}}
 tree=$K/src obj=$K/obj out=$K/out
@@ -127,15 +141,8 @@ boot() {	# VARIANT ROUND
 		die "$v: its kallsyms selftest did not pass (see $log)"
 }
 
-# the variants named (all of ./variants' where none is), in the order given
-variants=()
-if [ $# -eq 0 ]; then
-	set -- $(variant_lines "$here/variants" | cut -d' ' -f1)
-fi
-for v; do
-	line=$(variant_lines "$here/variants" "$here/sweep" | awk -v v="$v" '$1 == v')
-	[ -n "$line" ] || die "$v: no such variant in variants or sweep"
-	read -r _ patches constants _ <<< "$line"
+for line in "${lines[@]}"; do
+	read -r v patches constants _ <<< "$line"
 	variants+=("$v")
 	build "$v" "$patches" "$constants"
 done

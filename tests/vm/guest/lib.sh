@@ -60,7 +60,6 @@ probes_left() {
 }
 # Number of distinct traceable vfs_* functions in the guest's own list.
 count_traceable() {
-	# (grep first: busybox's awk takes seconds over the whole list under emulation)
 	if [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
 		grep "^[0-9a-f]* $1" /sys/kernel/tracing/available_filter_functions_addrs |
 			awk '{ a[$1] = 1 } END { print length(a) }'

@@ -3,8 +3,8 @@
 # (Each whole-kernel listing takes seconds under emulation: each source is
 # listed once, and a listing's last line names the source it read.)
 src=$(cold_source)
-# (what is derived from the listings is kept here, not in the 9p share:
-# busybox's sed and awk write a line a system call)
+# (what is derived from the listings is scratch: kept in the guest's memory,
+# not written back through the 9p share)
 S=/tmp/sources; rm -rf $S; mkdir -p $S
 # the whole table by default: ftrace's records named from the kernel's table, both
 # read from its memory, where that table can be read there; else tracefs' list where
@@ -20,55 +20,59 @@ check "the whole table by default, cold: from $want ($(tail -n1 $O/all-d.txt))" 
 $K -l -p 'vfs_*' -o json --no-cache > $O/vfs-d.json 2> $O/vfs-d.err
 check "a prefix by default: the kernel's symbols ($src) checked in kcore" \
 	grep -q "\"source\":\"$src+kcore\"" $O/vfs-d.json
-# (the default's listing, where the default is this source)
+# (the listings are named by m, k and f: the default's serves where the
+# default is that source, and kallsyms' where the cold source is kallsyms)
 if [ "$want" = "$src+kcore" ]; then
-	cp $O/all-d.txt $O/all-m.txt; cp $O/all-d.err $O/all-m.err; rs=$rd
+	m=all-d rs=$rd
 else
-	$K -l -p '*' --no-cache --source $src 2> $O/all-m.err > $O/all-m.txt
+	m=all-m
+	$K -l -p '*' --no-cache --source $src 2> $O/$m.err > $O/$m.txt
 	rs=$?
 fi
-check "--source $src: the kernel's symbols checked in kcore ($(tail -n1 $O/all-m.txt), rc $rs)" \
-	sh -c "[ $rs -eq 0 ] && tail -n1 $O/all-m.txt | grep -q ' ($src+kcore)\$'"
-sed '$d' $O/all-m.txt > $S/all-m.txt.body
+check "--source $src: the kernel's symbols checked in kcore ($(tail -n1 $O/$m.txt), rc $rs)" \
+	sh -c "[ $rs -eq 0 ] && tail -n1 $O/$m.txt | grep -q ' ($src+kcore)\$'"
+sed '$d' $O/$m.txt > $S/all-m.txt.body
 $K -l -p '*' --source tracefs --no-cache > $O/all-t.txt 2> $O/all-t.err
 rt=$?
 if [ "$src" = kallsyms ]; then
-	cp $O/all-m.txt $O/all-k.txt; cp $O/all-m.err $O/all-k.err; rk=$rs
+	k=$m rk=$rs
 else
-	$K -l -p '*' --source kallsyms --no-cache > $O/all-k.txt 2> $O/all-k.err
+	k=all-k
+	$K -l -p '*' --source kallsyms --no-cache > $O/$k.txt 2> $O/$k.err
 	rk=$?
 fi
 # (the comparisons below need listings to compare: two failed runs list alike)
 check "the whole kernel listed from tracefs and from kallsyms (rc $rt and $rk)" \
-	sh -c "[ $rt -eq 0 ] && [ $rk -eq 0 ] && [ -s $O/all-t.txt ] && [ -s $O/all-k.txt ]"
-is "$(cat $O/all-d.err $O/vfs-d.err $O/all-m.err $O/all-k.err $O/all-t.err)" "" \
+	sh -c "[ $rt -eq 0 ] && [ $rk -eq 0 ] && [ -s $O/all-t.txt ] && [ -s $O/$k.txt ]"
+is "$(cat $O/all-d.err $O/vfs-d.err $O/$m.err $O/$k.err $O/all-t.err)" "" \
 	"the listings without a warning"
 # ftrace's records from memory list what tracefs does: every line where its list has
 # addresses (the records' own), else every name (6.1's join gives functions' starts);
 # the default listing is that one where the kernel's table is in memory
 if [ "$want" = kmem+ftrace ]; then
-	cp $O/all-d.txt $O/all-f.txt; cp $O/all-d.err $O/all-f.err; rf=$rd
+	f=all-d rf=$rd
 else
-	$K -l -p '*' --source ftrace --no-cache > $O/all-f.txt 2> $O/all-f.err
+	f=all-f
+	$K -l -p '*' --source ftrace --no-cache > $O/$f.txt 2> $O/$f.err
 	rf=$?
 fi
 if has_kmem && [ -e /sys/kernel/tracing/available_filter_functions_addrs ]; then
 	sed '$d' $O/all-t.txt > $S/all-t.cmp
-	sed '$d' $O/all-f.txt > $S/all-f.cmp
+	sed '$d' $O/$f.txt > $S/all-f.cmp
 elif has_kmem; then
 	sed '$d' $O/all-t.txt | awk '{ print $2, $3 }' | sort > $S/all-t.cmp
-	sed '$d' $O/all-f.txt | awk '{ print $2, $3 }' | sort > $S/all-f.cmp
+	sed '$d' $O/$f.txt | awk '{ print $2, $3 }' | sort > $S/all-f.cmp
 fi
 if has_kmem; then
-	check "--source ftrace: ftrace's records in memory list what tracefs does ($(wc -l < $O/all-f.txt) lines, rc $rf)" \
-		sh -c "[ $rf -eq 0 ] && [ ! -s $O/all-f.err ] && [ -s $S/all-f.cmp ] && cmp -s $S/all-t.cmp $S/all-f.cmp"
+	check "--source ftrace: ftrace's records in memory list what tracefs does ($(wc -l < $O/$f.txt) lines, rc $rf)" \
+		sh -c "[ $rf -eq 0 ] && [ ! -s $O/$f.err ] && [ -s $S/all-f.cmp ] && cmp -s $S/all-t.cmp $S/all-f.cmp"
 	diff $S/all-t.cmp $S/all-f.cmp | head -n 8 | sed 's/^/# ftrace: /'
 else
 	check "--source ftrace without the kernel's table in VMCOREINFO: refused, one line naming why (rc $rf)" \
-		sh -c "[ $rf -ne 0 ] && [ \$(grep -c . $O/all-f.err) -eq 1 ] && grep -q 'Linux >= 6.0' $O/all-f.err"
-	sed 's/^/# /' $O/all-f.err
+		sh -c "[ $rf -ne 0 ] && [ \$(grep -c . $O/$f.err) -eq 1 ] && grep -q 'Linux >= 6.0' $O/$f.err"
+	sed 's/^/# /' $O/$f.err
 fi
-sed '$d' $O/all-k.txt > $S/all-k.txt.body
+sed '$d' $O/$k.txt > $S/all-k.txt.body
 if [ "$src" = kallsyms ]; then
 	skip "the whole kernel: the cold source lists what kallsyms does" "it is kallsyms here"
 else
@@ -80,13 +84,13 @@ else
 		$K -l -p '*' --source kallsyms --no-cache 2>/dev/null | sed '$d' > $S/all-k.txt.body
 		$K -l -p '*' --no-cache --source $src 2>/dev/null | sed '$d' > $S/all-m.txt.body
 	fi
-	check "the whole kernel: $src (the cold source) lists what kallsyms does ($(wc -l < $O/all-k.txt) lines)" \
+	check "the whole kernel: $src (the cold source) lists what kallsyms does ($(wc -l < $O/$k.txt) lines)" \
 		sh -c "[ -s $S/all-k.txt.body ] && cmp -s $S/all-k.txt.body $S/all-m.txt.body"
 	diff $S/all-k.txt.body $S/all-m.txt.body | head -n 8 | sed 's/^/# kmem: /'
 fi
 # What one listing has that the other lacks, by "addr name module" (6.1 has no
 # addresses in its list: by name there), in one pass. It prints only those
-# keys into $O/sets, with the counts: busybox's awk and sed write a line a
+# keys into $O/sets, with the counts: busybox's awk writes a line a
 # system call, which takes many seconds over the whole kernel into the 9p
 # share. attach.sh takes its look-alikes from the same file.
 byaddr=0
@@ -106,7 +110,7 @@ key in ks { next }
 END {
 	for (x in ts) if (!(x in ks) && ++nm <= 5) print "missing: " x
 	print "count", nt + 0, nm + 0, ne + 0
-}' $O/all-t.txt $O/all-k.txt > $O/sets
+}' $O/all-t.txt $O/$k.txt > $O/sets
 set -- $(sed -n 's/^count //p' $O/sets)
 tn=${1:-0} missing=${2:-?} extra=${3:-?}
 # by name alone (no _addrs file), tracefs names a record by the function it is in:

@@ -43,7 +43,6 @@ else
 	# what the link must hold: the traceable vfs_* names that vmlinux's BTF has
 	$B btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
 		sed -n "s/^\[[0-9]*\] FUNC '\(vfs_[^']*\)'.*/\1/p" | sort -u > $O/tm-btf.txt
-	# (grep first: busybox's awk takes seconds over the whole list here)
 	grep '^[0-9a-f]* vfs_[^ ]*$' /sys/kernel/tracing/available_filter_functions_addrs |
 		awk '{ print $2 }' | sort -u > $O/tm-trace.txt
 	grep -Fxf $O/tm-btf.txt $O/tm-trace.txt > $O/tm-want.txt
